@@ -1,0 +1,3 @@
+module github.com/wsrkit/wsrkit
+
+go 1.26

@@ -1,0 +1,146 @@
+package group
+
+import (
+	"sort"
+	"time"
+)
+
+// Held is one out-of-order message of an ordered group, waiting in the
+// ordering buffer (D14, R48).
+type Held[T any] struct {
+	Number uint64
+	// Expiry is the message's ExpiryTime.
+	Expiry time.Time
+	// Bytes is what the message counts against the buffer bounds (D15).
+	Bytes int
+	Item  T
+}
+
+// OrderBuffer holds the out-of-order messages of one ordered group until
+// their predecessors are delivered (D14). It knows the next number to
+// deliver; numbers below it were delivered (or skipped by termination).
+type OrderBuffer[T any] struct {
+	// next is the next number to deliver in order.
+	next uint64
+	// exhausted is set once MaxUint64 was delivered: nothing comes next (D2).
+	exhausted bool
+	// held is sorted by Number, without duplicates; every Number > next.
+	held  []Held[T]
+	bytes int
+}
+
+// NewOrderBuffer returns an empty buffer whose next number is next.
+func NewOrderBuffer[T any](next uint64) *OrderBuffer[T] {
+	return &OrderBuffer[T]{next: next}
+}
+
+// Next returns the next number to deliver and false once MaxUint64 was
+// delivered.
+func (b *OrderBuffer[T]) Next() (uint64, bool) { return b.next, !b.exhausted }
+
+// Len returns how many messages are held.
+func (b *OrderBuffer[T]) Len() int { return len(b.held) }
+
+// Bytes returns the bytes held.
+func (b *OrderBuffer[T]) Bytes() int { return b.bytes }
+
+// IsHeld reports whether n is held.
+func (b *OrderBuffer[T]) IsHeld(n uint64) bool {
+	i := b.search(n)
+	return i < len(b.held) && b.held[i].Number == n
+}
+
+func (b *OrderBuffer[T]) search(n uint64) int {
+	return sort.Search(len(b.held), func(i int) bool { return b.held[i].Number >= n })
+}
+
+// Push holds h. It returns false, leaving the buffer unchanged, when h's
+// number is the next one (deliver it instead), below it, or already held.
+func (b *OrderBuffer[T]) Push(h Held[T]) bool {
+	if b.exhausted || h.Number <= b.next {
+		return false
+	}
+	i := b.search(h.Number)
+	if i < len(b.held) && b.held[i].Number == h.Number {
+		return false
+	}
+	b.held = append(b.held, Held[T]{})
+	copy(b.held[i+1:], b.held[i:])
+	b.held[i] = h
+	b.bytes += h.Bytes
+	return true
+}
+
+// Advance records that the next number was delivered directly, without
+// passing through the buffer.
+func (b *OrderBuffer[T]) Advance() {
+	if b.exhausted {
+		return
+	}
+	if b.next == ^uint64(0) {
+		b.exhausted = true
+		return
+	}
+	b.next++
+}
+
+// PopReady removes and appends to dst every held message that is now
+// deliverable in order (next, next+1, …), advancing next past them.
+func (b *OrderBuffer[T]) PopReady(dst []Held[T]) []Held[T] {
+	k := 0
+	for k < len(b.held) && !b.exhausted && b.held[k].Number == b.next {
+		dst = append(dst, b.held[k])
+		b.bytes -= b.held[k].Bytes
+		b.Advance()
+		k++
+	}
+	if k > 0 {
+		b.held = append(b.held[:0], b.held[k:]...)
+	}
+	return dst
+}
+
+// EarliestExpiry returns the earliest ExpiryTime among held messages: once it
+// passes, the group can no longer deliver in order (D14).
+func (b *OrderBuffer[T]) EarliestExpiry() (time.Time, bool) {
+	var d deadline
+	for i := range b.held {
+		d.offer(b.held[i].Expiry)
+	}
+	return d.at, d.ok
+}
+
+// RemoveExpired removes and appends to dst every held message whose
+// ExpiryTime has passed at now (D12).
+func (b *OrderBuffer[T]) RemoveExpired(now time.Time, dst []Held[T]) []Held[T] {
+	kept := b.held[:0]
+	for _, h := range b.held {
+		if Passed(h.Expiry, now) {
+			dst = append(dst, h)
+			b.bytes -= h.Bytes
+		} else {
+			kept = append(kept, h)
+		}
+	}
+	clear(b.held[len(kept):])
+	b.held = kept
+	return dst
+}
+
+// Drain removes and appends to dst every held message, in number order.
+func (b *OrderBuffer[T]) Drain(dst []Held[T]) []Held[T] {
+	dst = append(dst, b.held...)
+	clear(b.held)
+	b.held = b.held[:0]
+	b.bytes = 0
+	return dst
+}
+
+// Numbers returns the held numbers as a set of ranges.
+func (b *OrderBuffer[T]) Numbers() *SeqSet {
+	s := &SeqSet{}
+	for _, h := range b.held {
+		s.Add(h.Number) //nolint:errcheck // no range limit
+	}
+	return s
+}
