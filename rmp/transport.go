@@ -1,0 +1,141 @@
+package rmp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// Post is one outbound HTTP POST of a SOAP envelope: a reliable message, a
+// PollRequest, or a callback RM-Reply (R83: all WS-Reliability traffic is
+// POST).
+type Post struct {
+	URL         string
+	ContentType string
+	// SOAPAction is sent as a quoted SOAPAction header under SOAP 1.1 (R84);
+	// under SOAP 1.2 the action rides in ContentType.
+	SOAPAction string
+	// SOAP11 selects the SOAP 1.1 SOAPAction header.
+	SOAP11 bool
+	Body   []byte
+}
+
+// PostResult is what came back: the status and the response body, or an
+// error when no HTTP response arrived.
+type PostResult struct {
+	Status      int
+	ContentType string
+	Body        []byte
+}
+
+// Transport sends POSTs. The driver calls it from its own goroutines.
+type Transport interface {
+	Do(ctx context.Context, p Post) (PostResult, error)
+}
+
+// HTTPTransportConfig bounds an HTTPTransport.
+type HTTPTransportConfig struct {
+	// Timeout bounds one exchange, response body included. Default 30s.
+	Timeout time.Duration
+	// MaxPerDestination bounds concurrent exchanges per scheme+host.
+	// Default 16.
+	MaxPerDestination int
+	// MaxResponseBytes bounds a response body. Default 4 MiB.
+	MaxResponseBytes int64
+	// Client is the http.Client to use; nil means one with keep-alive
+	// connection reuse sized to MaxPerDestination.
+	Client *http.Client
+}
+
+// HTTPTransport is a Transport over net/http with keep-alive connection
+// reuse, a timeout per exchange and a concurrency limit per destination.
+type HTTPTransport struct {
+	cfg    HTTPTransportConfig
+	client *http.Client
+
+	mu    sync.Mutex
+	slots map[string]chan struct{} // per scheme+host; each holds MaxPerDestination tokens
+}
+
+// NewHTTPTransport returns an HTTPTransport with cfg's zero fields defaulted.
+func NewHTTPTransport(cfg HTTPTransportConfig) *HTTPTransport {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	if cfg.MaxPerDestination <= 0 {
+		cfg.MaxPerDestination = 16
+	}
+	if cfg.MaxResponseBytes <= 0 {
+		cfg.MaxResponseBytes = 4 << 20
+	}
+	client := cfg.Client
+	if client == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = cfg.MaxPerDestination
+		tr.MaxConnsPerHost = cfg.MaxPerDestination
+		client = &http.Client{Transport: tr}
+	}
+	return &HTTPTransport{cfg: cfg, client: client, slots: map[string]chan struct{}{}}
+}
+
+// ErrResponseTooLarge is returned when a response body exceeds
+// MaxResponseBytes; the exchange then counts as "no acknowledgement".
+var ErrResponseTooLarge = errors.New("rmp: HTTP response body exceeds the configured limit")
+
+func (t *HTTPTransport) slot(u *url.URL) chan struct{} {
+	key := u.Scheme + "://" + u.Host
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.slots[key]
+	if !ok {
+		s = make(chan struct{}, t.cfg.MaxPerDestination)
+		t.slots[key] = s
+	}
+	return s
+}
+
+// Do sends p and reads the whole response. Any status is a result; only a
+// failure to get a response is an error.
+func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
+	u, err := url.Parse(p.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return PostResult{}, fmt.Errorf("rmp: destination %q is not an absolute http(s) URL", p.URL)
+	}
+	slot := t.slot(u)
+	select {
+	case slot <- struct{}{}:
+	case <-ctx.Done():
+		return PostResult{}, ctx.Err()
+	}
+	defer func() { <-slot }()
+
+	ctx, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, bytes.NewReader(p.Body))
+	if err != nil {
+		return PostResult{}, err
+	}
+	req.Header.Set("Content-Type", p.ContentType)
+	if p.SOAP11 {
+		req.Header.Set("SOAPAction", `"`+p.SOAPAction+`"`)
+	}
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return PostResult{}, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, t.cfg.MaxResponseBytes+1))
+	if err != nil {
+		return PostResult{}, err
+	}
+	if int64(len(body)) > t.cfg.MaxResponseBytes {
+		return PostResult{}, ErrResponseTooLarge
+	}
+	return PostResult{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: body}, nil
+}

@@ -1,0 +1,93 @@
+package rmp
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestHTTPTransportPostsAndReads(t *testing.T) {
+	var gotAction, gotType, gotBody string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			t.Errorf("method = %s, want POST (R83)", r.Method)
+		}
+		b, _ := io.ReadAll(r.Body)
+		gotAction, gotType, gotBody = r.Header.Get("SOAPAction"), r.Header.Get("Content-Type"), string(b)
+		w.Header().Set("Content-Type", "text/xml; charset=utf-8")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "<ack/>")
+	}))
+	defer srv.Close()
+
+	tr := NewHTTPTransport(HTTPTransportConfig{})
+	res, err := tr.Do(context.Background(), Post{URL: srv.URL, ContentType: "text/xml; charset=utf-8", SOAP11: true, SOAPAction: "urn:a", Body: []byte("<env/>")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != 200 || string(res.Body) != "<ack/>" || res.ContentType != "text/xml; charset=utf-8" {
+		t.Fatalf("result = %+v", res)
+	}
+	if gotAction != `"urn:a"` || gotType != "text/xml; charset=utf-8" || gotBody != "<env/>" {
+		t.Fatalf("server saw action=%q type=%q body=%q (R84: quoted SOAPAction)", gotAction, gotType, gotBody)
+	}
+}
+
+func TestHTTPTransportRefusesBadDestinations(t *testing.T) {
+	tr := NewHTTPTransport(HTTPTransportConfig{})
+	for _, u := range []string{"", "mailto:x@y", "/relative", "ftp://h/x"} {
+		if _, err := tr.Do(context.Background(), Post{URL: u}); err == nil || !strings.Contains(err.Error(), "absolute http(s) URL") {
+			t.Errorf("Do(%q) err = %v, want a clear destination error", u, err)
+		}
+	}
+}
+
+func TestHTTPTransportBoundsResponseAndConcurrency(t *testing.T) {
+	var inFlight, peak atomic.Int32
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		if r.URL.Path == "/big" {
+			io.WriteString(w, strings.Repeat("x", 100))
+		} else {
+			<-release
+		}
+		inFlight.Add(-1)
+	}))
+	defer srv.Close()
+	tr := NewHTTPTransport(HTTPTransportConfig{MaxPerDestination: 2, MaxResponseBytes: 10, Timeout: 5 * time.Second})
+
+	if _, err := tr.Do(context.Background(), Post{URL: srv.URL + "/big"}); err != ErrResponseTooLarge {
+		t.Fatalf("big response err = %v, want ErrResponseTooLarge", err)
+	}
+	var wg sync.WaitGroup
+	for range 5 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tr.Do(context.Background(), Post{URL: srv.URL + "/slow"})
+		}()
+	}
+	// Wait until two exchanges are parked in the handler, then let them go.
+	deadline := time.Now().Add(5 * time.Second)
+	for inFlight.Load() < 2 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	wg.Wait()
+	if p := peak.Load(); p != 2 {
+		t.Fatalf("peak concurrent exchanges = %d, want the limit 2", p)
+	}
+}
