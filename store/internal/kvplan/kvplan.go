@@ -1,0 +1,139 @@
+// Package kvplan turns a batch of group.Mutation values into the operations
+// of an ordered byte-key engine, following the key layout of package store.
+// Both store implementations use it, so they share one meaning of a batch.
+package kvplan
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/store"
+)
+
+// Reader returns the current engine value of key; ok is false when absent.
+type Reader func(key []byte) (value []byte, ok bool, err error)
+
+// Writer receives a batch's engine operations in order. Implementations
+// copy what they keep.
+type Writer interface {
+	Set(key, value []byte) error
+	Delete(key []byte) error
+	DeleteRange(lo, hi []byte) error
+}
+
+// Translate checks batch against lim, then writes its operations to w,
+// reading the generations' current deadlines through read. It writes nothing
+// when the batch is invalid; after any other error the caller discards w.
+//
+// The caller must keep the deadlines of the generations named by
+// LockKeys(batch) from changing between the reads and the commit of w.
+func Translate(batch []group.Mutation, lim store.Limits, read Reader, w Writer) error {
+	if err := lim.CheckBatch(batch); err != nil {
+		return err
+	}
+	t := translator{read: read, w: w}
+	for _, m := range batch {
+		k := m.Key
+		id := group.ID{GroupID: k.GroupID, Generation: k.Generation}
+		var err error
+		switch m.Op {
+		case group.OpPut:
+			err = w.Set(store.EncodeKey(k), m.Value)
+		case group.OpDelete:
+			err = w.Delete(store.EncodeKey(k))
+		case group.OpDeleteGeneration:
+			// One range deletion for the whole generation (peers.md D.2:
+			// many small range deletions hurt iteration).
+			lo := store.AppendGenerationPrefix(nil, k.Role, id)
+			if err = w.DeleteRange(lo, store.PrefixEnd(lo)); err == nil {
+				err = t.setDeadline(k.Role, id, deadline{})
+			}
+		case group.OpSetDeadline:
+			var d deadline
+			if !m.At.IsZero() {
+				d.u, _ = store.EncodeInstant(m.At) // checked by CheckBatch
+				d.has = true
+			}
+			err = t.setDeadline(k.Role, id, d)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deadline is a generation's deadline as an EncodeInstant value; has is
+// false when it has none.
+type deadline struct {
+	u   uint64
+	has bool
+}
+
+type translator struct {
+	read Reader
+	w    Writer
+	// overlay: deadlines as left by earlier mutations of this batch, keyed
+	// by reverse-entry key.
+	overlay map[string]deadline
+}
+
+func (t *translator) current(rev []byte) (deadline, error) {
+	if d, ok := t.overlay[string(rev)]; ok {
+		return d, nil
+	}
+	v, ok, err := t.read(rev)
+	if err != nil || !ok {
+		return deadline{}, err
+	}
+	if len(v) != 8 {
+		return deadline{}, fmt.Errorf("%w: deadline entry %x holds %d bytes", store.ErrCorrupt, rev, len(v))
+	}
+	return deadline{u: binary.BigEndian.Uint64(v), has: true}, nil
+}
+
+// setDeadline replaces the deadline of generation id with d, deleting the
+// old index key so the index never holds a stale entry.
+func (t *translator) setDeadline(role group.Role, id group.ID, d deadline) error {
+	rev := store.DeadlineRevKey(role, id)
+	old, err := t.current(rev)
+	if err != nil {
+		return err
+	}
+	if old == d {
+		return nil
+	}
+	if t.overlay == nil {
+		t.overlay = make(map[string]deadline)
+	}
+	t.overlay[string(rev)] = d
+	if old.has {
+		if err := t.w.Delete(store.DeadlineKey(old.u, role, id)); err != nil {
+			return err
+		}
+	}
+	if !d.has {
+		return t.w.Delete(rev)
+	}
+	if err := t.w.Set(store.DeadlineKey(d.u, role, id), nil); err != nil {
+		return err
+	}
+	return t.w.Set(rev, binary.BigEndian.AppendUint64(nil, d.u))
+}
+
+// LockKeys returns, sorted and without repeats, the reverse-entry keys of the
+// generations whose deadline batch reads (OpSetDeadline,
+// OpDeleteGeneration). A concurrent store locks them, in this order, from
+// Translate until its commit returns.
+func LockKeys(batch []group.Mutation) []string {
+	var keys []string
+	for _, m := range batch {
+		if m.Op == group.OpSetDeadline || m.Op == group.OpDeleteGeneration {
+			keys = append(keys, string(store.DeadlineRevKey(m.Key.Role, group.ID{GroupID: m.Key.GroupID, Generation: m.Key.Generation})))
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
