@@ -1,0 +1,105 @@
+package soap
+
+import (
+	"bytes"
+	"sort"
+
+	"github.com/beevik/etree"
+)
+
+// Standalone serialises el as a well-formed fragment that stands on its own:
+// a copy of el that also declares every namespace in scope at el (nearest
+// declaration wins, sorted by prefix, default namespace first) that el does
+// not declare itself. Every in-scope declaration is kept, not only those el's
+// names use, because QName values in content need them too. el is unchanged.
+func Standalone(el *etree.Element) []byte {
+	var buf bytes.Buffer
+	writeStandalone(&buf, el)
+	return buf.Bytes()
+}
+
+func writeStandalone(buf *bytes.Buffer, el *etree.Element) {
+	c := el.Copy()
+	own := map[string]bool{}
+	for _, a := range el.Attr {
+		if a.Space == "xmlns" {
+			own[a.Key] = true
+		} else if a.Space == "" && a.Key == "xmlns" {
+			own[""] = true
+		}
+	}
+	type decl struct{ prefix, uri string }
+	var add []decl
+	for p := el.Parent(); p != nil; p = p.Parent() {
+		for _, a := range p.Attr {
+			prefix, ok := "", false
+			switch {
+			case a.Space == "xmlns":
+				prefix, ok = a.Key, true
+			case a.Space == "" && a.Key == "xmlns":
+				ok = true
+			}
+			if ok && !own[prefix] {
+				own[prefix] = true
+				add = append(add, decl{prefix, a.Value})
+			}
+		}
+	}
+	sort.Slice(add, func(i, j int) bool { return add[i].prefix < add[j].prefix })
+	for _, d := range add {
+		if d.prefix == "" {
+			c.CreateAttr("xmlns", d.uri)
+		} else {
+			c.CreateAttr("xmlns:"+d.prefix, d.uri)
+		}
+	}
+	c.WriteTo(buf, &etree.WriteSettings{})
+}
+
+// BodyContent returns the content of the SOAP Body, ready to be handed to a
+// consumer or forwarded: each child element is written with Standalone (so
+// it carries the namespace declarations it had in scope), text and comments
+// are written as they were read. CDATA sections come back as escaped text.
+func (e *Envelope) BodyContent() []byte {
+	if e.Body == nil {
+		return nil
+	}
+	var buf bytes.Buffer
+	ws := &etree.WriteSettings{}
+	for _, t := range e.Body.Child {
+		if el, ok := t.(*etree.Element); ok {
+			writeStandalone(&buf, el)
+			continue
+		}
+		t.WriteTo(&buf, ws)
+	}
+	return buf.Bytes()
+}
+
+// WithoutWSRM returns the envelope re-serialised without its wsrm header
+// blocks (every Header child in the wsrm namespace), for delivery to a
+// consumer. A Header left with no element is dropped. Other headers, the
+// Body and the namespace declarations stay as they were read.
+func (e *Envelope) WithoutWSRM() ([]byte, error) {
+	doc := e.Doc.Copy()
+	if e.Header != nil {
+		root := doc.Root()
+		h, _ := root.Child[e.Header.Index()].(*etree.Element)
+		if h != nil {
+			var keep []etree.Token
+			for _, t := range h.Child {
+				if el, ok := t.(*etree.Element); ok && el.NamespaceURI() == NamespaceWSRM {
+					continue
+				}
+				keep = append(keep, t)
+			}
+			h.Child = keep
+			h.ReindexChildren()
+			if len(h.ChildElements()) == 0 {
+				root.RemoveChildAt(h.Index())
+			}
+		}
+	}
+	doc.WriteSettings = etree.WriteSettings{}
+	return doc.WriteToBytes()
+}

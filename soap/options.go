@@ -1,0 +1,50 @@
+package soap
+
+// Default limits of ParseOptions.
+const (
+	DefaultMaxBytes      = 4 << 20
+	DefaultMaxDepth      = 64
+	DefaultMaxIDLength   = 2048
+	DefaultMaxEntries    = 10000
+	DefaultMaxAttributes = 128
+)
+
+// ParseOptions bounds what Parse accepts. A zero or negative field means its
+// default; every limit is enforced and refused with InvalidRequest (or
+// InvalidPollRequest inside a PollRequest) and a "soap.limit.*" rule.
+type ParseOptions struct {
+	// MaxBytes is the largest envelope accepted (default 4 MiB).
+	MaxBytes int
+	// MaxDepth is the deepest element nesting accepted, the Envelope being
+	// depth 1 (default 64).
+	MaxDepth int
+	// MaxIDLength bounds groupId, BareURI and reference-scheme lengths in
+	// bytes (default 2048).
+	MaxIDLength int
+	// MaxEntries bounds the replies plus ranges of one Response, and the
+	// RefToMessageIds plus ranges of one PollRequest (default 10000).
+	MaxEntries int
+	// MaxAttributes bounds the attributes (namespace declarations included)
+	// of any one element (default 128).
+	MaxAttributes int
+}
+
+// withDefaults returns o with every unset limit at its default.
+func (o ParseOptions) withDefaults() ParseOptions {
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = DefaultMaxDepth
+	}
+	if o.MaxIDLength <= 0 {
+		o.MaxIDLength = DefaultMaxIDLength
+	}
+	if o.MaxEntries <= 0 {
+		o.MaxEntries = DefaultMaxEntries
+	}
+	if o.MaxAttributes <= 0 {
+		o.MaxAttributes = DefaultMaxAttributes
+	}
+	return o
+}

@@ -1,0 +1,377 @@
+package soap
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/beevik/etree"
+	"github.com/wsrkit/wsrkit/faults"
+)
+
+// Envelope is a parsed SOAP envelope. The wsrm header blocks are decoded into
+// structs; everything else stays available as etree elements for the caller.
+type Envelope struct {
+	// Version is the SOAP version of the envelope.
+	Version Version
+	// Doc is the parsed document; callers may read it but must not change it
+	// while they still use Header or Body.
+	Doc *etree.Document
+	// Header is the SOAP Header element; nil when absent.
+	Header *etree.Element
+	// Body is the SOAP Body element; never nil in an Envelope without error.
+	Body *etree.Element
+	// Request is the wsrm:Request block; nil when absent.
+	Request *Request
+	// Response is the wsrm:Response block; nil when absent.
+	Response *Response
+	// PollRequest is the wsrm:PollRequest block; nil when absent.
+	PollRequest *PollRequest
+	// Fault is the SOAP Fault in the Body; nil when the Body holds none.
+	Fault *Fault
+}
+
+// Headers returns every header block (element child of Header) in document
+// order, the wsrm blocks included.
+func (e *Envelope) Headers() []*etree.Element {
+	if e.Header == nil {
+		return nil
+	}
+	return e.Header.ChildElements()
+}
+
+// OtherHeaders returns the header blocks that are not in the wsrm namespace
+// (WS-Security, WS-Addressing, …), in document order, untouched.
+func (e *Envelope) OtherHeaders() []*etree.Element {
+	var out []*etree.Element
+	for _, h := range e.Headers() {
+		if h.NamespaceURI() != NamespaceWSRM {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// errEncoding is returned to encoding/xml for any declared encoding other
+// than UTF-8 (encoding/xml only asks for non-UTF-8 ones).
+var errEncoding = errors.New("soap: only UTF-8 envelopes are accepted")
+
+func refuseCharset(string, io.Reader) (io.Reader, error) { return nil, errEncoding }
+
+// ParseReader reads at most o.MaxBytes+1 bytes from r and parses them with
+// Parse. A longer input is refused without reading it all.
+func ParseReader(r io.Reader, o ParseOptions) (*Envelope, error) {
+	o = o.withDefaults()
+	b, err := io.ReadAll(io.LimitReader(r, int64(o.MaxBytes)+1))
+	if err != nil {
+		return nil, err
+	}
+	return Parse(b, o)
+}
+
+// Parse reads a SOAP 1.1 or 1.2 envelope and decodes its wsrm:Request,
+// wsrm:Response and wsrm:PollRequest header blocks and its SOAP Fault.
+//
+// Every problem is a *faults.Fault with a stable Rule. Whenever the root was a
+// SOAP Envelope the returned *Envelope is non-nil, even with an error, so the
+// caller can answer in the same SOAP version. When the error has
+// ScopeMessage, the message was identified (D7): Envelope.Request holds its
+// MessageID and whatever was read before the problem.
+func Parse(b []byte, o ParseOptions) (*Envelope, error) {
+	o = o.withDefaults()
+	if len(b) > o.MaxBytes {
+		return nil, faults.New(faults.InvalidRequest, "soap.limit.envelope-size",
+			"envelope is larger than "+itoa(uint64(o.MaxBytes))+" bytes")
+	}
+	b = bytes.TrimPrefix(b, utf8BOM)
+	doc := etree.NewDocument()
+	doc.ReadSettings = etree.ReadSettings{
+		CharsetReader:          refuseCharset,
+		MaxDepth:               o.MaxDepth,
+		PreserveDuplicateAttrs: true, // checkTokens refuses duplicates
+	}
+	if err := doc.ReadFromBytes(b); err != nil {
+		switch {
+		case errors.Is(err, etree.ErrMaxDepth):
+			return nil, faults.New(faults.InvalidRequest, "soap.limit.depth",
+				"XML nesting is deeper than "+itoa(uint64(o.MaxDepth)))
+		case errors.Is(err, errEncoding):
+			return nil, faults.New(faults.InvalidRequest, "soap.xml.encoding", err.Error())
+		}
+		return nil, faults.New(faults.InvalidRequest, "soap.xml.malformed", "not well-formed XML: "+err.Error())
+	}
+	if err := checkDocument(doc, o); err != nil {
+		return nil, err
+	}
+	root := doc.Root()
+	if root.Tag != "Envelope" {
+		return nil, faults.New(faults.InvalidRequest, "soap.envelope.not-envelope", "root element is not a SOAP Envelope")
+	}
+	env := &Envelope{Version: versionOf(root.NamespaceURI()), Doc: doc}
+	if env.Version == 0 {
+		return nil, faults.New(faults.InvalidRequest, "soap.envelope.unknown-version",
+			"Envelope is in namespace "+quote(root.NamespaceURI())+", not SOAP 1.1 or 1.2")
+	}
+	if err := env.findParts(root); err != nil {
+		return env, err
+	}
+	if err := env.decodeHeaders(o); err != nil {
+		return env, err
+	}
+	if err := env.decodeFault(); err != nil {
+		return env, err
+	}
+	return env, nil
+}
+
+// checkDocument walks every token once: no DOCTYPE or other directive, no
+// processing instruction but a leading XML declaration, no text outside the
+// root, no duplicate attribute, at most o.MaxAttributes per element.
+func checkDocument(doc *etree.Document, o ParseOptions) error {
+	for i, t := range doc.Child {
+		switch t := t.(type) {
+		case *etree.ProcInst:
+			if t.Target == "xml" && i == 0 {
+				continue
+			}
+		case *etree.CharData:
+			if trimXMLSpace(t.Data) != "" {
+				return faults.New(faults.InvalidRequest, "soap.xml.malformed", "text outside the root element")
+			}
+			continue
+		case *etree.Element:
+			continue
+		}
+		if err := checkToken(t, o); err != nil {
+			return err
+		}
+	}
+	if doc.Root() == nil {
+		return faults.New(faults.InvalidRequest, "soap.xml.malformed", "no root element")
+	}
+	return checkElement(doc.Root(), o)
+}
+
+func checkToken(t etree.Token, o ParseOptions) error {
+	switch t := t.(type) {
+	case *etree.Directive:
+		return faults.New(faults.InvalidRequest, "soap.xml.doctype", "DOCTYPE and other directives are not allowed in SOAP")
+	case *etree.ProcInst:
+		return faults.New(faults.InvalidRequest, "soap.xml.processing-instruction",
+			"processing instruction "+quote(t.Target)+" is not allowed in SOAP")
+	case *etree.Element:
+		return checkElement(t, o)
+	}
+	return nil
+}
+
+func checkElement(e *etree.Element, o ParseOptions) error {
+	if len(e.Attr) > o.MaxAttributes {
+		return faults.New(faults.InvalidRequest, "soap.limit.attributes",
+			"element "+quote(e.FullTag())+" has more than "+itoa(uint64(o.MaxAttributes))+" attributes")
+	}
+	for i := 1; i < len(e.Attr); i++ {
+		for j := 0; j < i; j++ {
+			if e.Attr[i].Key == e.Attr[j].Key && e.Attr[i].Space == e.Attr[j].Space {
+				return faults.New(faults.InvalidRequest, "soap.xml.duplicate-attribute",
+					"element "+quote(e.FullTag())+" repeats attribute "+quote(e.Attr[i].FullKey()))
+			}
+		}
+	}
+	for _, c := range e.Child {
+		switch c.(type) {
+		case *etree.CharData, *etree.Comment:
+			continue
+		}
+		if err := checkToken(c, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// findParts locates Header and Body among the Envelope's children.
+func (env *Envelope) findParts(root *etree.Element) error {
+	ns := env.Version.Namespace()
+	for _, c := range root.Child {
+		el, ok := c.(*etree.Element)
+		if !ok {
+			continue
+		}
+		if nsOf(el, root.Space, ns) != ns {
+			continue
+		}
+		switch el.Tag {
+		case "Header":
+			if env.Header != nil {
+				return faults.New(faults.InvalidRequest, "soap.envelope.duplicate-header", "Envelope has two Header elements")
+			}
+			if env.Body != nil {
+				return faults.New(faults.InvalidRequest, "soap.envelope.header-after-body", "Header follows Body")
+			}
+			env.Header = el
+		case "Body":
+			if env.Body != nil {
+				return faults.New(faults.InvalidRequest, "soap.envelope.duplicate-body", "Envelope has two Body elements")
+			}
+			env.Body = el
+		}
+	}
+	if env.Body == nil {
+		return faults.New(faults.InvalidRequest, "soap.envelope.missing-body", "Envelope has no Body")
+	}
+	return nil
+}
+
+// decodeHeaders decodes the wsrm header blocks, matched by namespace URI and
+// local name (D4). Foreign and unknown blocks are left alone (R88).
+func (env *Envelope) decodeHeaders(o ParseOptions) error {
+	if env.Header == nil {
+		return nil
+	}
+	h := env.Header
+	hns := env.Version.Namespace()
+	for _, c := range h.Child {
+		el, ok := c.(*etree.Element)
+		if !ok {
+			continue
+		}
+		if nsOf(el, h.Space, hns) != NamespaceWSRM {
+			continue
+		}
+		var err error
+		switch el.Tag {
+		case "Request":
+			if env.Request != nil {
+				return faults.New(faults.InvalidRequest, "soap.request.duplicate",
+					"more than one wsrm:Request header block (R01)")
+			}
+			env.Request, err = parseRequest(el, env.Version, o)
+		case "Response":
+			if env.Response != nil {
+				return faults.New(faults.InvalidRequest, "soap.response.duplicate",
+					"more than one wsrm:Response header block")
+			}
+			env.Response, err = parseResponse(el, env.Version, o)
+		case "PollRequest":
+			if env.PollRequest != nil {
+				return faults.New(faults.InvalidPollRequest, "soap.poll.duplicate",
+					"more than one wsrm:PollRequest header block")
+			}
+			env.PollRequest, err = parsePollRequest(el, env.Version, o)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nsOf returns the namespace URI of el. When el declares no namespace and
+// shares its parent's prefix, that is the parent's URI, which the caller
+// already knows; otherwise the in-scope declarations are searched.
+func nsOf(el *etree.Element, parentSpace, parentNS string) string {
+	if el.Space == parentSpace {
+		declares := false
+		for i := range el.Attr {
+			if el.Attr[i].Space == "xmlns" || (el.Attr[i].Space == "" && el.Attr[i].Key == "xmlns") {
+				declares = true
+				break
+			}
+		}
+		if !declares {
+			return parentNS
+		}
+	}
+	return el.NamespaceURI()
+}
+
+// lookupPrefix resolves prefix ("" for the default namespace) in the scope of
+// el. The prefix "xml" is bound by definition; an unbound prefix gives "".
+func lookupPrefix(el *etree.Element, prefix string) (string, bool) {
+	if prefix == "xml" {
+		return namespaceXML, true
+	}
+	for e := el; e != nil; e = e.Parent() {
+		for _, a := range e.Attr {
+			if (prefix == "" && a.Space == "" && a.Key == "xmlns") || (prefix != "" && a.Space == "xmlns" && a.Key == prefix) {
+				return a.Value, true
+			}
+		}
+	}
+	return "", false
+}
+
+// resolveQName resolves a QName value in the scope of el (D4, R87).
+func resolveQName(el *etree.Element, v string) (ns, local string, ok bool) {
+	v = trimXMLSpace(v)
+	prefix, local := "", v
+	if i := strings.IndexByte(v, ':'); i >= 0 {
+		prefix, local = v[:i], v[i+1:]
+		if prefix == "" {
+			return "", "", false
+		}
+	}
+	if local == "" || strings.IndexByte(local, ':') >= 0 {
+		return "", "", false
+	}
+	ns, found := lookupPrefix(el, prefix)
+	if !found && prefix != "" {
+		return "", "", false
+	}
+	return ns, local, true
+}
+
+// attr returns the value of el's unprefixed attribute key.
+func attr(el *etree.Element, key string) (string, bool) {
+	for i := range el.Attr {
+		if el.Attr[i].Space == "" && el.Attr[i].Key == key {
+			return el.Attr[i].Value, true
+		}
+	}
+	return "", false
+}
+
+// soapAttr returns the value of el's attribute key in the envelope namespace
+// (mustUnderstand).
+func soapAttr(el *etree.Element, v Version, key string) (string, bool) {
+	for i := range el.Attr {
+		a := &el.Attr[i]
+		if a.Space != "" && a.Key == key && a.NamespaceURI() == v.Namespace() {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
+// textOf returns the concatenated character data of el; ok is false when el
+// has element children.
+func textOf(el *etree.Element) (string, bool) {
+	if len(el.Child) == 1 {
+		if cd, isText := el.Child[0].(*etree.CharData); isText {
+			return cd.Data, true
+		}
+	}
+	var sb strings.Builder
+	for _, c := range el.Child {
+		switch c := c.(type) {
+		case *etree.CharData:
+			sb.WriteString(c.Data)
+		case *etree.Element:
+			return "", false
+		}
+	}
+	return sb.String(), true
+}
+
+// quote quotes s for an error reason: ASCII only, at most 80 bytes of s.
+func quote(s string) string {
+	if len(s) > 80 {
+		return strconv.QuoteToASCII(s[:80]) + "…"
+	}
+	return strconv.QuoteToASCII(s)
+}
