@@ -1,0 +1,179 @@
+package sender
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/wsrkit/wsrkit/rmp/group"
+)
+
+// batch collects what one input changed; finish turns it into a Ready.
+type batch struct {
+	rd            Ready
+	touched       []*groupState
+	dirtyMsgs     []*message
+	deletedMsgs   []*message
+	removed       []*groupState
+	outboxPuts    []*outboxEntry
+	outboxDeletes []OutcomeID
+	instanceDirty bool
+}
+
+func (s *Sender) begin() {
+	s.b = batch{}
+}
+
+func (s *Sender) touch(g *groupState) {
+	if !g.touched {
+		g.touched = true
+		s.b.touched = append(s.b.touched, g)
+	}
+}
+
+func (s *Sender) dirtyMessage(m *message) {
+	if !m.dirty {
+		m.dirty = true
+		s.b.dirtyMsgs = append(s.b.dirtyMsgs, m)
+	}
+}
+
+const generation = 1 // sender group ids are never reused (R05)
+
+func groupKey(id string, kind group.Kind, n uint64) group.Key {
+	return group.Key{Role: group.RoleSender, GroupID: id, Generation: generation, Kind: kind, Number: n}
+}
+
+// instanceKey holds the sender's counters (group ids, outcome ids).
+var instanceKey = group.Key{Role: group.RoleSender, Kind: group.KindMeta}
+
+func outboxKey(id OutcomeID) group.Key {
+	return group.Key{Role: group.RoleOutbox, Kind: group.KindOutcome, Number: uint64(id)}
+}
+
+// finish advances every touched group, then builds Persist: group records
+// in key order (outbound deletes and puts, acked runs, meta, deadline),
+// whole-group deletions, outbox puts and deletes, the counters. Persist is
+// one atomic batch, so this order only matters for a key written twice,
+// which never happens.
+func (s *Sender) finish(now time.Time) Ready {
+	slices.SortFunc(s.b.touched, func(a, b *groupState) int { return cmp.Compare(a.id, b.id) })
+	for i := 0; i < len(s.b.touched); i++ { // advance may touch nothing new, but be safe
+		s.advance(now, s.b.touched[i])
+	}
+	var ms []group.Mutation
+	for _, m := range s.b.deletedMsgs {
+		if !m.g.removed {
+			ms = append(ms, group.Mutation{Op: group.OpDelete, Key: groupKey(m.g.id, group.KindOutbound, m.number)})
+		}
+	}
+	for _, m := range s.b.dirtyMsgs {
+		m.dirty = false
+		if !m.done && !m.g.removed {
+			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(m.g.id, group.KindOutbound, m.number), Value: encodeOutbound(m)})
+		}
+	}
+	var removed []group.Mutation
+	for _, g := range s.b.touched {
+		g.touched = false
+		if g.removed {
+			continue
+		}
+		ms = s.ackedRunMutations(ms, g)
+		if g.dirty {
+			g.dirty = false
+			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(g.id, group.KindMeta, 0), Value: encodeMeta(g)})
+		}
+		var at time.Time
+		if g.tm.scheduled() {
+			at = g.tm.at
+		}
+		if !at.Equal(g.deadline) {
+			g.deadline = at
+			ms = append(ms, group.Mutation{Op: group.OpSetDeadline, Key: groupKey(g.id, group.KindMeta, 0), At: at})
+		}
+	}
+	for _, g := range s.b.removed {
+		g.ackedBefore = nil
+		removed = append(removed, group.Mutation{Op: group.OpDeleteGeneration, Key: groupKey(g.id, group.KindMeta, 0)})
+	}
+	slices.SortStableFunc(ms, func(a, b group.Mutation) int { return compareKeys(a.Key, b.Key) })
+	slices.SortFunc(removed, func(a, b group.Mutation) int { return compareKeys(a.Key, b.Key) })
+	ms = append(ms, removed...)
+	for _, e := range s.b.outboxPuts {
+		if _, live := s.outbox[e.o.ID]; live {
+			ms = append(ms, group.Mutation{Op: group.OpPut, Key: outboxKey(e.o.ID), Value: encodeOutcome(e)})
+		}
+	}
+	slices.Sort(s.b.outboxDeletes)
+	for _, id := range s.b.outboxDeletes {
+		ms = append(ms, group.Mutation{Op: group.OpDelete, Key: outboxKey(id)})
+	}
+	if s.b.instanceDirty {
+		ms = append(ms, group.Mutation{Op: group.OpPut, Key: instanceKey, Value: encodeInstance(s)})
+	}
+	rd := s.b.rd
+	rd.Persist = ms
+	if s.replay {
+		s.replay = false
+		rd.Notify = s.sortedOutbox()
+	}
+	s.b = batch{}
+	return rd
+}
+
+func (s *Sender) sortedOutbox() []Outcome {
+	os := make([]Outcome, 0, len(s.outbox))
+	for _, e := range s.outbox {
+		os = append(os, e.o)
+	}
+	slices.SortFunc(os, func(a, b Outcome) int { return cmp.Compare(a.ID, b.ID) })
+	return os
+}
+
+// ackedRunMutations writes the acked runs (KindReceived, keyed by first
+// number) that changed in this input: deltas, never the whole set.
+func (s *Sender) ackedRunMutations(ms []group.Mutation, g *groupState) []group.Mutation {
+	before := g.ackedBefore
+	if before == nil {
+		return ms
+	}
+	g.ackedBefore = nil
+	old := before.rs
+	cur := g.acked.rs
+	i, j := 0, 0
+	for i < len(old) || j < len(cur) {
+		switch {
+		case j == len(cur) || i < len(old) && old[i].From < cur[j].From:
+			ms = append(ms, group.Mutation{Op: group.OpDelete, Key: groupKey(g.id, group.KindReceived, old[i].From)})
+			i++
+		case i == len(old) || cur[j].From < old[i].From:
+			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(g.id, group.KindReceived, cur[j].From), Value: encodeRun(cur[j])})
+			j++
+		default:
+			if old[i].To != cur[j].To {
+				ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(g.id, group.KindReceived, cur[j].From), Value: encodeRun(cur[j])})
+			}
+			i++
+			j++
+		}
+	}
+	return ms
+}
+
+// compareKeys orders keys as stores do: role, group, generation, kind, number.
+func compareKeys(a, b group.Key) int {
+	if c := cmp.Compare(a.Role, b.Role); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.GroupID, b.GroupID); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Generation, b.Generation); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Number, b.Number)
+}

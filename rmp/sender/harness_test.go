@@ -1,0 +1,263 @@
+package sender
+
+import (
+	"bytes"
+	"cmp"
+	"iter"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/wsrkit/wsrkit/rmp/group"
+)
+
+// memStore applies Persist batches to a map, honouring the four ops, and
+// scans in key order: the store a Recover test restarts from.
+type memStore struct {
+	recs      map[group.Key][]byte
+	deadlines map[group.Key]time.Time // by (role, group, generation)
+}
+
+func newMemStore() *memStore {
+	return &memStore{recs: map[group.Key][]byte{}, deadlines: map[group.Key]time.Time{}}
+}
+
+func genKey(k group.Key) group.Key {
+	return group.Key{Role: k.Role, GroupID: k.GroupID, Generation: k.Generation}
+}
+
+func (m *memStore) apply(ms []group.Mutation) {
+	for _, mu := range ms {
+		switch mu.Op {
+		case group.OpPut:
+			m.recs[mu.Key] = bytes.Clone(mu.Value)
+		case group.OpDelete:
+			delete(m.recs, mu.Key)
+		case group.OpDeleteGeneration:
+			g := genKey(mu.Key)
+			for k := range m.recs {
+				if genKey(k) == g {
+					delete(m.recs, k)
+				}
+			}
+			delete(m.deadlines, g)
+		case group.OpSetDeadline:
+			if mu.At.IsZero() {
+				delete(m.deadlines, genKey(mu.Key))
+			} else {
+				m.deadlines[genKey(mu.Key)] = mu.At
+			}
+		default:
+			panic("unknown op")
+		}
+	}
+}
+
+func (m *memStore) scan() iter.Seq2[group.Key, []byte] {
+	keys := make([]group.Key, 0, len(m.recs))
+	for k := range m.recs {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, compareKeys)
+	return func(yield func(group.Key, []byte) bool) {
+		for _, k := range keys {
+			if !yield(k, m.recs[k]) {
+				return
+			}
+		}
+	}
+}
+
+// harness drives a Sender like a driver would: Persist first, then sends,
+// then outcomes to a producer that (unless told otherwise) handles each
+// one at once. With restarts set, every step begins by rebuilding the
+// Sender from the store.
+type harness struct {
+	t        *testing.T
+	cfg      Config
+	s        *Sender
+	st       *memStore
+	now      time.Time
+	restarts bool
+
+	sent     []Transmission
+	outcomes []Outcome
+	events   []Event
+	polls    []Poll
+	notified map[OutcomeID]int
+	// hold: outcomes are recorded but not handled (producer away).
+	hold bool
+}
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func testConfig() Config {
+	return Config{
+		InstanceID: "test",
+		Retry:      RetryPolicy{Interval: time.Second, Backoff: 2, MaxInterval: 4 * time.Second, MaxRetries: 3},
+		JitterSeed: 1, LateFaultGrace: time.Minute, DefaultLifetime: time.Hour,
+	}
+}
+
+func newHarness(t *testing.T, cfg Config) *harness {
+	t.Helper()
+	s, err := New(cfg)
+	noErr(t, err)
+	return &harness{t: t, cfg: cfg, s: s, st: newMemStore(), now: t0, notified: map[OutcomeID]int{}}
+}
+
+// step is called at the start of every input; in restart mode it rebuilds
+// the Sender from the store first.
+func (h *harness) step() {
+	if h.restarts {
+		h.restart()
+	}
+}
+
+func (h *harness) restart() {
+	h.t.Helper()
+	s, err := Recover(h.cfg, h.st.scan())
+	noErr(h.t, err)
+	h.s = s
+}
+
+func (h *harness) apply(rd Ready) {
+	h.t.Helper()
+	h.st.apply(rd.Persist)
+	h.sent = append(h.sent, rd.Send...)
+	h.polls = append(h.polls, rd.Polls...)
+	h.events = append(h.events, rd.Events...)
+	for _, o := range rd.Notify {
+		h.notified[o.ID]++
+		if h.notified[o.ID] == 1 {
+			h.outcomes = append(h.outcomes, o)
+		}
+	}
+	if h.hold {
+		return
+	}
+	for _, o := range rd.Notify {
+		h.apply(h.s.OutcomeHandled(h.now, o.ID))
+	}
+}
+
+func (h *harness) submit(sub Submission) MessageRef {
+	h.t.Helper()
+	h.step()
+	if sub.To == "" {
+		sub.To = "http://r.example/rmp"
+	}
+	ref, rd, err := h.s.Submit(h.now, sub)
+	noErr(h.t, err)
+	h.apply(rd)
+	return ref
+}
+
+func (h *harness) submitErr(sub Submission) error {
+	h.t.Helper()
+	h.step()
+	if sub.To == "" {
+		sub.To = "http://r.example/rmp"
+	}
+	_, rd, err := h.s.Submit(h.now, sub)
+	if !rd.Empty() {
+		h.t.Fatalf("a refused submission has effects: %+v", rd)
+	}
+	return err
+}
+
+// at moves the clock to t0+d and ticks.
+func (h *harness) at(d time.Duration) {
+	h.t.Helper()
+	h.step()
+	h.now = t0.Add(d)
+	h.apply(h.s.Tick(h.now))
+}
+
+// run ticks at every deadline up to t0+d.
+func (h *harness) run(d time.Duration) {
+	h.t.Helper()
+	end := t0.Add(d)
+	for {
+		next, ok := h.s.NextDeadline()
+		if !ok || next.After(end) {
+			break
+		}
+		h.step()
+		if next.After(h.now) {
+			h.now = next
+		}
+		h.apply(h.s.Tick(h.now))
+	}
+	h.now = end
+}
+
+func (h *harness) reply(rs ...ReplyEntry) {
+	h.t.Helper()
+	h.step()
+	h.apply(h.s.Replies(h.now, rs))
+}
+
+func ack(gid string, from, to uint64) ReplyEntry {
+	return ReplyEntry{GroupID: gid, Sequence: true, Ranges: []ReplyRange{{From: from, To: to}}}
+}
+
+// outcomeLine is an outcome without its id and instant, for comparisons.
+type outcomeLine struct {
+	Number uint64
+	Kind   OutcomeKind
+	Reason Reason
+	Fault  string
+}
+
+func (h *harness) outcomesOf(gid string) []outcomeLine {
+	var out []outcomeLine
+	for _, o := range h.outcomes {
+		if o.Ref.GroupID == gid {
+			f := ""
+			if o.Fault != 0 {
+				f = o.Fault.String()
+			}
+			out = append(out, outcomeLine{o.Ref.Number, o.Kind, o.Reason, f})
+		}
+	}
+	return out
+}
+
+func (h *harness) sendsOf(gid string, n uint64) []Transmission {
+	var out []Transmission
+	for _, tr := range h.sent {
+		if tr.Ref.GroupID == gid && tr.Ref.Number == n {
+			out = append(out, tr)
+		}
+	}
+	return out
+}
+
+func sendTimes(trs []Transmission) []int {
+	out := make([]int, len(trs))
+	for i, tr := range trs {
+		out[i] = tr.Attempt
+	}
+	return out
+}
+
+func sortedEvents(es []Event) []Event {
+	return slices.SortedStableFunc(slices.Values(es), func(a, b Event) int { return cmp.Compare(a.GroupID, b.GroupID) })
+}
+
+func noErr(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("unexpected error: %v", err)
+	}
+}
+
+// eq fails the test when got and want differ (reflect.DeepEqual).
+func eq[T any](t *testing.T, got, want T, msg string, args ...any) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf(msg+"\n got: %+v\nwant: %+v", append(args, got, want)...)
+	}
+}

@@ -1,0 +1,222 @@
+package sender
+
+import (
+	"slices"
+	"time"
+
+	"github.com/wsrkit/wsrkit/faults"
+	"github.com/wsrkit/wsrkit/rmp/group"
+)
+
+// emit writes an outcome to the outbox (in this input's Persist) and hands
+// it to the producer (Notify), D27.
+func (s *Sender) emit(now time.Time, g *groupState, n uint64, kind OutcomeKind, reason Reason, code faults.Code, blocksKey bool) {
+	o := Outcome{ID: s.nextOutcome, Ref: g.ref(n), GroupKey: g.key, Kind: kind, Reason: reason, Fault: code, At: now}
+	s.nextOutcome++
+	s.b.instanceDirty = true
+	e := &outboxEntry{o: o, blocksKey: blocksKey}
+	s.outbox[o.ID] = e
+	if blocksKey {
+		s.abortedKeys[g.key]++
+	}
+	s.b.outboxPuts = append(s.b.outboxPuts, e)
+	if !s.replay { // a replaying Ready emits the whole outbox at finish
+		s.b.rd.Notify = append(s.b.rd.Notify, o)
+	}
+}
+
+// acknowledge ends a pending message with an ack (R29).
+func (s *Sender) acknowledge(now time.Time, m *message) {
+	g := m.g
+	s.release(m)
+	s.noteAckedChange(g)
+	g.acked.add(m.number)
+	if m.expiry.After(g.ackedMaxExpiry) {
+		g.ackedMaxExpiry = m.expiry
+	}
+	g.dirty = true
+	s.emit(now, g, m.number, Acknowledged, ReasonNone, 0, false)
+}
+
+// noteAckedChange snapshots the persisted acked runs before the first
+// change of this input.
+func (s *Sender) noteAckedChange(g *groupState) {
+	if g.ackedBefore == nil {
+		g.ackedBefore = g.acked.clone()
+	}
+}
+
+// fail ends a pending message as Failed. In an ordered group (D16), or on a
+// GroupAborted fault (R28), the whole group is aborted with it.
+func (s *Sender) fail(now time.Time, m *message, reason Reason, code faults.Code) {
+	g := m.g
+	if (g.flags.MessageOrder || code == faults.GroupAborted) && !g.life.Terminated {
+		blocks := s.beginAbort(g)
+		s.release(m)
+		s.emit(now, g, m.number, Failed, reason, code, blocks)
+		s.endAbort(now, g, group.RuleSenderAbort, blocks)
+		return
+	}
+	s.release(m)
+	s.emit(now, g, m.number, Failed, reason, code, false)
+}
+
+// beginAbort marks g aborted and takes its key, which stays blocked while
+// the abort's outcomes are unhandled (D16; gateway: 409 only while an
+// abort is under way). It reports whether the key is blocked.
+func (s *Sender) beginAbort(g *groupState) bool {
+	g.aborted = true
+	g.dirty = true
+	s.touch(g)
+	if g.key != "" && s.keys[g.key] == g {
+		delete(s.keys, g.key)
+		return true
+	}
+	return false
+}
+
+// endAbort fails every other unacknowledged message of g with GroupAborted
+// and terminates g under rule (D16, R28).
+func (s *Sender) endAbort(now time.Time, g *groupState, rule group.Rule, blocks bool) {
+	for _, n := range sortedPending(g) {
+		m := g.pending[n]
+		s.release(m)
+		s.emit(now, g, n, Failed, ReasonGroupAborted, 0, blocks)
+	}
+	s.terminate(now, g, rule)
+}
+
+func sortedPending(g *groupState) []uint64 {
+	ns := make([]uint64, 0, len(g.pending))
+	for n := range g.pending {
+		ns = append(ns, n)
+	}
+	slices.Sort(ns)
+	return ns
+}
+
+// terminate ends g under rule at now (no-op if already terminated).
+func (s *Sender) terminate(now time.Time, g *groupState, rule group.Rule) {
+	if g.life.Terminated {
+		return
+	}
+	g.life.Terminate(now, rule, now)
+	s.afterTerminate(now, g)
+}
+
+// afterTerminate runs once g.life says terminated: the key is freed, a
+// message still pending (t2 with a resend not yet due) fails, and the
+// removal instant is set (R94): now, or once the late-fault window of the
+// acknowledged messages has passed (D12, D13).
+func (s *Sender) afterTerminate(now time.Time, g *groupState) {
+	s.touch(g)
+	g.dirty = true
+	s.b.rd.Events = append(s.b.rd.Events, Event{Kind: EventTerminated, GroupID: g.id, Rule: g.life.Rule, At: now})
+	if s.keys[g.key] == g {
+		delete(s.keys, g.key)
+	}
+	for _, n := range sortedPending(g) {
+		m := g.pending[n]
+		reason := ReasonGroupAborted
+		if group.Passed(m.expiry, now) {
+			reason = ReasonExpired
+		}
+		s.release(m)
+		s.emit(now, g, n, Failed, reason, 0, false)
+	}
+	g.removeAt = now
+	if !g.acked.empty() && g.life.Rule != group.RuleDeleted {
+		if at := group.PassDeadline(addClamped(g.ackedMaxExpiry, s.cfg.LateFaultGrace)); at.After(now) {
+			g.removeAt = at
+		}
+	}
+}
+
+// advance applies the lifecycle at now: termination (D20–D23; a singleton
+// ends once its message is settled), then removal (R94). It reschedules the
+// group's timer.
+func (s *Sender) advance(now time.Time, g *groupState) {
+	if g.removed {
+		return
+	}
+	if !g.life.Terminated {
+		g.life.Complete = len(g.pending) == 0
+		if g.singleton {
+			if g.life.Complete {
+				s.terminate(now, g, group.RuleSingleton)
+			}
+		} else if g.life.SenderAdvance(now).Terminated {
+			s.afterTerminate(now, g)
+		}
+	}
+	if g.life.Terminated && len(g.pending) == 0 && !now.Before(g.removeAt) {
+		s.remove(now, g)
+		return
+	}
+	at, ok := g.removeAt, true
+	if !g.life.Terminated {
+		at, ok = g.life.SenderDeadline()
+		if g.singleton {
+			ok = false
+		}
+	}
+	if !ok {
+		s.timers.remove(&g.tm)
+		return
+	}
+	if !at.After(now) {
+		at = now.Add(time.Nanosecond) // defensive: never spin in Tick
+	}
+	s.timers.set(&g.tm, at)
+}
+
+// remove forgets g: its records go with one OpDeleteGeneration; its
+// outcomes stay in the outbox (RoleOutbox).
+func (s *Sender) remove(now time.Time, g *groupState) {
+	g.removed = true
+	s.timers.remove(&g.tm)
+	delete(s.groups, g.id)
+	if s.keys[g.key] == g {
+		delete(s.keys, g.key)
+	}
+	s.b.removed = append(s.b.removed, g)
+	s.b.rd.Events = append(s.b.rd.Events, Event{Kind: EventRemoved, GroupID: g.id, Rule: g.life.Rule, At: now})
+}
+
+// OutcomeHandled records that the producer took outcome id: its outbox
+// record is deleted. Unknown ids are ignored.
+func (s *Sender) OutcomeHandled(now time.Time, id OutcomeID) Ready {
+	now = now.UTC()
+	s.begin()
+	s.runDue(now)
+	if e := s.outbox[id]; e != nil {
+		delete(s.outbox, id)
+		s.b.outboxDeletes = append(s.b.outboxDeletes, id)
+		if e.blocksKey {
+			if s.abortedKeys[e.o.GroupKey]--; s.abortedKeys[e.o.GroupKey] <= 0 {
+				delete(s.abortedKeys, e.o.GroupKey)
+			}
+		}
+	}
+	return s.finish(now)
+}
+
+// Abort deletes a group on an operator's request: its unacknowledged
+// messages fail with GroupAborted and its state is removed at once. The
+// key stays blocked until those outcomes are handled. Unknown ids are
+// ignored.
+func (s *Sender) Abort(now time.Time, groupID string) Ready {
+	now = now.UTC()
+	s.begin()
+	s.runDue(now)
+	if g := s.groups[groupID]; g != nil && !g.removed {
+		if g.life.Terminated {
+			g.removeAt = now
+			s.touch(g)
+		} else {
+			blocks := s.beginAbort(g)
+			s.endAbort(now, g, group.RuleDeleted, blocks)
+		}
+	}
+	return s.finish(now)
+}

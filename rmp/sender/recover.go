@@ -1,0 +1,149 @@
+package sender
+
+import (
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/wsrkit/wsrkit/rmp/group"
+)
+
+// Recover rebuilds a Sender from its stored records (RoleSender and
+// RoleOutbox, in key order) after a restart (R89, R90): groups, counters,
+// pending messages with their retry state, acknowledged runs and the
+// outbox. The next Ready returned by any input re-emits every outcome still
+// in the outbox (D27). A record that does not decode, or that belongs to no
+// group, is an error wrapping ErrCorrupt; Recover never panics.
+func Recover(cfg Config, records iter.Seq2[group.Key, []byte]) (*Sender, error) {
+	s, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var inst instanceRec
+	var cur *groupState
+	for k, v := range records {
+		if err := s.load(k, v, &inst, &cur); err != nil {
+			return nil, fmt.Errorf("sender: recover %v/%q/%d/%d/%d: %w", k.Role, k.GroupID, k.Generation, k.Kind, k.Number, err)
+		}
+	}
+	s.nextGroupSeq = max(s.nextGroupSeq, inst.nextGroupSeq)
+	s.nextOutcome = max(s.nextOutcome, OutcomeID(inst.nextOutcome))
+	for _, g := range s.groups {
+		s.rebuild(g)
+	}
+	for _, e := range s.outbox {
+		if e.blocksKey {
+			s.abortedKeys[e.o.GroupKey]++
+		}
+	}
+	s.replay = len(s.outbox) > 0
+	return s, nil
+}
+
+// load applies one record.
+func (s *Sender) load(k group.Key, v []byte, inst *instanceRec, cur **groupState) error {
+	corrupt := func(what string) error { return fmt.Errorf("%w: %s", ErrCorrupt, what) }
+	switch k.Role {
+	case group.RoleOutbox:
+		if k.Kind != group.KindOutcome || k.GroupID != "" || k.Generation != 0 {
+			return corrupt("unexpected outbox key")
+		}
+		e, err := decodeOutcome(OutcomeID(k.Number), v)
+		if err != nil {
+			return err
+		}
+		s.outbox[e.o.ID] = e
+		s.nextOutcome = max(s.nextOutcome, e.o.ID+1)
+		return nil
+	case group.RoleSender:
+	default:
+		return corrupt("not a sender record")
+	}
+	if k.GroupID == "" {
+		if k != instanceKey {
+			return corrupt("unexpected instance key")
+		}
+		r, err := decodeInstance(v)
+		*inst = r
+		return err
+	}
+	if k.Generation != generation {
+		return corrupt("unexpected generation")
+	}
+	g := *cur
+	if k.Kind == group.KindMeta {
+		if k.Number != 0 {
+			return corrupt("meta number")
+		}
+		if s.groups[k.GroupID] != nil {
+			return corrupt("group stored twice")
+		}
+		g, err := decodeMeta(v)
+		if err != nil {
+			return err
+		}
+		if g.id != k.GroupID {
+			return corrupt("group id differs from its key")
+		}
+		g.tm = timer{kind: timerGroup, idx: -1, g: g}
+		s.groups[g.id] = g
+		s.nextGroupSeq = max(s.nextGroupSeq, g.seq+1)
+		*cur = g
+		return nil
+	}
+	if g == nil || g.id != k.GroupID {
+		return corrupt("record without its group's meta")
+	}
+	switch k.Kind {
+	case group.KindReceived:
+		r, err := decodeRun(k.Number, v)
+		if err != nil {
+			return err
+		}
+		if n := len(g.acked.rs); n > 0 && g.acked.rs[n-1].To >= r.From {
+			return corrupt("overlapping acked runs")
+		}
+		g.acked.addRange(r)
+	case group.KindOutbound:
+		m, err := decodeOutbound(v)
+		if err != nil {
+			return err
+		}
+		if !g.flags.AckRequested || (!g.closed && k.Number >= g.next) || (g.closed && k.Number > g.life.Last && !g.singleton) ||
+			(g.singleton && k.Number != 0) {
+			return corrupt("outbound message outside its group")
+		}
+		m.g, m.number = g, k.Number
+		m.tm = timer{kind: timerMessage, idx: -1, m: m}
+		g.pending[m.number] = m
+	default:
+		return corrupt("unexpected kind")
+	}
+	return nil
+}
+
+// rebuild restores a loaded group's counters, key and timers.
+func (s *Sender) rebuild(g *groupState) {
+	if g.key != "" && !g.closed && !g.aborted && !g.life.Terminated {
+		// Two open groups for one key happen when a key moved on before
+		// the old group's termination was applied: the newer one wins.
+		if o := s.keys[g.key]; o == nil || o.seq < g.seq {
+			s.keys[g.key] = g
+		}
+	}
+	for _, m := range g.pending {
+		s.hold(time.Time{}, m) // polls of a recovered Poll group go out at the first Tick
+		s.scheduleMessage(m)
+	}
+	at, ok := g.removeAt, g.life.Terminated
+	if !ok {
+		at, ok = g.life.SenderDeadline()
+		if g.singleton {
+			at, ok = time.Time{}, len(g.pending) == 0
+		}
+	}
+	if ok {
+		s.timers.set(&g.tm, at)
+		g.deadline = at
+	}
+}

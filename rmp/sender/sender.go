@@ -1,0 +1,420 @@
+package sender
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/wsrkit/wsrkit/rmp/group"
+)
+
+// Errors returned to the producer by Submit (wrapped with detail).
+var (
+	// ErrInvalidSubmission: the submission breaks a rule of the protocol
+	// (R07, R13, R16, R18, D10) or a limit on its fields.
+	ErrInvalidSubmission = errors.New("sender: invalid submission")
+	// ErrGroupParams: the key's open group was opened with other
+	// destination, flags, timing or reply pattern (R14, R20).
+	ErrGroupParams = errors.New("sender: submission does not match its open group")
+	// ErrGroupAborted: the key's group was aborted and the outcomes of the
+	// abort are not all handled yet (R28, D16); retry once they are.
+	ErrGroupAborted = errors.New("sender: group aborted")
+	// ErrBoundsFull: accepting the message would exceed a Limit.
+	ErrBoundsFull = errors.New("sender: bounds full")
+)
+
+// Sender is the sending RMP's state. It is not safe for concurrent use.
+type Sender struct {
+	cfg Config
+	// groups holds every group in state by id.
+	groups map[string]*groupState
+	// keys maps a producer key to its open group (not closed, terminated
+	// or aborted).
+	keys map[string]*groupState
+	// abortedKeys counts, per key, unhandled outcomes of an abort that
+	// blocks it (D16).
+	abortedKeys map[string]int
+	outbox      map[OutcomeID]*outboxEntry
+	dests       map[string]*destState
+	timers      timerHeap
+	// nextGroupSeq and nextOutcome are persisted counters: ids are never
+	// reused after a restart (R05, D27).
+	nextGroupSeq uint64
+	nextOutcome  OutcomeID
+	nextPoll     PollID
+	pending      int
+	pendingBytes int64
+	// replay: the next Ready re-emits the whole outbox (after Recover).
+	replay bool
+
+	b batch
+}
+
+// New returns an empty Sender, or an error for an invalid Config.
+func New(cfg Config) (*Sender, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Sender{
+		cfg:         cfg,
+		groups:      make(map[string]*groupState),
+		keys:        make(map[string]*groupState),
+		abortedKeys: make(map[string]int),
+		outbox:      make(map[OutcomeID]*outboxEntry),
+		dests:       make(map[string]*destState),
+	}, nil
+}
+
+// GroupIDFor returns the group id for counter seq: mid:<seq>.<instance>@wsrkit
+// (R04, R05, A15).
+func (s *Sender) groupIDFor(seq uint64) string {
+	return "mid:" + strconv.FormatUint(seq, 10) + "." + s.cfg.InstanceID + "@wsrkit"
+}
+
+// Submit accepts a message from the producer, stores it and transmits it
+// for the first time. The error is for the producer (bad input, aborted
+// group, bounds full); a refused submission changes nothing and comes with
+// an empty Ready.
+func (s *Sender) Submit(now time.Time, sub Submission) (MessageRef, Ready, error) {
+	now = now.UTC()
+	expiry, err := s.check(now, &sub)
+	if err != nil {
+		return MessageRef{}, Ready{}, err
+	}
+	g := s.openGroup(now, sub.GroupKey)
+	if g == nil && sub.GroupKey != "" && s.abortedKeys[sub.GroupKey] > 0 {
+		return MessageRef{}, Ready{}, fmt.Errorf("%w: key %q: the abort's outcomes are not all handled", ErrGroupAborted, sub.GroupKey)
+	}
+	timing := sub.Timing
+	if g != nil {
+		if g.to != sub.To || g.flags != sub.Flags || g.pattern != sub.Pattern || g.replyTo != sub.ReplyTo || !sameTiming(g.life.Timing, sub.Timing) {
+			return MessageRef{}, Ready{}, fmt.Errorf("%w: key %q, group %s", ErrGroupParams, sub.GroupKey, g.id)
+		}
+		timing = g.life.Timing
+	}
+	if timing.HasExpiry() && expiry.After(timing.Expiry) {
+		return MessageRef{}, Ready{}, fmt.Errorf("%w: ExpiryTime %s after groupExpiryTime %s (R16)", ErrInvalidSubmission, expiry.Format(time.RFC3339Nano), timing.Expiry.Format(time.RFC3339Nano))
+	}
+	if err := s.checkBounds(&sub, g == nil); err != nil {
+		return MessageRef{}, Ready{}, err
+	}
+
+	s.begin()
+	if g == nil {
+		g = s.newGroup(now, &sub)
+	}
+	s.touch(g)
+	n := g.next
+	last := g.singleton || sub.Last || n == math.MaxUint64 // D2: close at the maximum
+	if last {
+		g.closed = true
+		g.life.HasLast, g.life.Last = !g.singleton, n
+		if s.keys[g.key] == g {
+			delete(s.keys, g.key)
+		}
+	} else {
+		g.next++
+	}
+	m := &message{g: g, number: n, last: last, expiry: expiry, action: sub.Action, payload: sub.Payload}
+	m.tm = timer{kind: timerMessage, idx: -1, m: m}
+	s.transmit(now, m)
+	if g.flags.AckRequested {
+		g.pending[n] = m
+		s.hold(now, m)
+		s.armRetry(now, m)
+	}
+	return g.ref(n), s.finish(now), nil
+}
+
+func sameTiming(a, b group.Timing) bool {
+	return a.Expiry.Equal(b.Expiry) && a.HasMaxIdle == b.HasMaxIdle && (!a.HasMaxIdle || a.MaxIdle == b.MaxIdle)
+}
+
+// check validates a submission and returns its ExpiryTime in UTC.
+func (s *Sender) check(now time.Time, sub *Submission) (time.Time, error) {
+	bad := func(format string, args ...any) (time.Time, error) {
+		return time.Time{}, fmt.Errorf("%w: "+format, append([]any{ErrInvalidSubmission}, args...)...)
+	}
+	l := &s.cfg.Limits
+	switch {
+	case sub.To == "":
+		return bad("no destination")
+	case len(sub.To) > l.MaxStringBytes || len(sub.GroupKey) > l.MaxStringBytes ||
+		len(sub.ReplyTo) > l.MaxStringBytes || len(sub.Action) > l.MaxStringBytes:
+		return bad("a string field is longer than %d bytes", l.MaxStringBytes)
+	case len(sub.Payload) > l.MaxPayloadBytes:
+		return bad("payload of %d bytes exceeds %d", len(sub.Payload), l.MaxPayloadBytes)
+	}
+	if sub.Pattern == 0 {
+		sub.Pattern = group.ReplyResponse
+	}
+	switch sub.Pattern {
+	case group.ReplyResponse, group.ReplyPoll:
+	case group.ReplyCallback:
+		if sub.ReplyTo == "" {
+			return bad("Callback without ReplyTo (R18)")
+		}
+	default:
+		return bad("unknown reply pattern %d (R17)", sub.Pattern)
+	}
+	if sub.GroupKey == "" {
+		switch {
+		case sub.Flags.MessageOrder:
+			return bad("MessageOrder needs a group (R07)")
+		case !sub.Timing.None():
+			return bad("group timing needs a group")
+		case sub.Last:
+			return bad("last needs a group")
+		}
+	}
+	t := sub.Timing
+	if t.HasExpiry() && t.HasMaxIdle {
+		return bad("both groupExpiryTime and groupMaxIdleDuration (R13)")
+	}
+	if t.HasMaxIdle && (t.MaxIdle.Negative || t.MaxIdle.IsZero()) {
+		return bad("groupMaxIdleDuration must be positive")
+	}
+	if t.HasExpiry() {
+		sub.Timing.Expiry = t.Expiry.UTC()
+	}
+	var expiry time.Time
+	switch {
+	case !sub.Expiry.IsZero():
+		expiry = sub.Expiry.UTC()
+	case sub.Lifetime > 0:
+		expiry = now.Add(sub.Lifetime)
+	case sub.Lifetime < 0:
+		return bad("negative lifetime")
+	case s.cfg.DefaultLifetime > 0:
+		expiry = now.Add(s.cfg.DefaultLifetime)
+	default:
+		return bad("no ExpiryTime or lifetime")
+	}
+	if group.Passed(expiry, now) {
+		return bad("ExpiryTime %s has passed (D10)", expiry.Format(time.RFC3339Nano))
+	}
+	return expiry, nil
+}
+
+// openGroup returns the key's open group, or nil when there is none or it
+// has ended by now (its termination is then applied by the next Tick; the
+// key already opens a new group).
+func (s *Sender) openGroup(now time.Time, key string) *groupState {
+	if key == "" {
+		return nil
+	}
+	g := s.keys[key]
+	if g == nil {
+		return nil
+	}
+	l := g.life
+	l.Complete = len(g.pending) == 0
+	if l.SenderAdvance(now).Terminated {
+		return nil
+	}
+	return g
+}
+
+func (s *Sender) checkBounds(sub *Submission, newGroup bool) error {
+	l := &s.cfg.Limits
+	if len(s.outbox) >= l.MaxOutbox {
+		return fmt.Errorf("%w: %d outcomes not handled by the producer", ErrBoundsFull, len(s.outbox))
+	}
+	if newGroup && len(s.groups) >= l.MaxGroups {
+		return fmt.Errorf("%w: %d groups", ErrBoundsFull, len(s.groups))
+	}
+	if !sub.Flags.AckRequested {
+		return nil
+	}
+	size := int64(len(sub.Payload))
+	if s.pending+1 > l.MaxPending || s.pendingBytes+size > l.MaxPendingBytes {
+		return fmt.Errorf("%w: %d messages / %d bytes pending", ErrBoundsFull, s.pending, s.pendingBytes)
+	}
+	if d := s.dests[sub.To]; d != nil && (d.pending+1 > l.MaxPendingPerDest || d.bytes+size > l.MaxPendingBytesPerDest) {
+		return fmt.Errorf("%w: %d messages / %d bytes pending for %s", ErrBoundsFull, d.pending, d.bytes, sub.To)
+	} else if d == nil && (1 > l.MaxPendingPerDest || size > l.MaxPendingBytesPerDest) {
+		return fmt.Errorf("%w: message does not fit the per-destination bounds", ErrBoundsFull)
+	}
+	return nil
+}
+
+func (s *Sender) newGroup(now time.Time, sub *Submission) *groupState {
+	seq := s.nextGroupSeq
+	s.nextGroupSeq++
+	s.b.instanceDirty = true
+	g := &groupState{
+		id: s.groupIDFor(seq), seq: seq, key: sub.GroupKey, singleton: sub.GroupKey == "",
+		to: sub.To, flags: sub.Flags, pattern: sub.Pattern, replyTo: sub.ReplyTo,
+		pending: make(map[uint64]*message), acked: &runSet{}, lateFailed: make(map[uint64]struct{}),
+	}
+	g.life.Timing = sub.Timing
+	g.life.Ordered = sub.Flags.MessageOrder
+	g.tm = timer{kind: timerGroup, idx: -1, g: g}
+	s.groups[g.id] = g
+	if !g.singleton {
+		s.keys[g.key] = g
+	}
+	return g
+}
+
+// transmit emits the next transmission of m and counts it as activity of
+// its group (R35).
+func (s *Sender) transmit(now time.Time, m *message) {
+	g := m.g
+	s.b.rd.Send = append(s.b.rd.Send, Transmission{
+		Ref: g.ref(m.number), Attempt: m.attempts, To: g.to, Action: m.action,
+		Header: Header{
+			GroupID: g.id, Sequenced: !g.singleton, Number: m.number, Last: m.last && !g.singleton,
+			Expiry: m.expiry, Timing: g.life.Timing, Flags: g.flags, Pattern: g.pattern, ReplyTo: g.replyTo,
+		},
+		Payload: m.payload,
+	})
+	m.attempts++
+	g.life.Observe(now, m.expiry)
+	s.touch(g)
+	g.dirty = true
+	s.dirtyMessage(m)
+}
+
+// armRetry schedules m's next resend after the transmission just made.
+func (s *Sender) armRetry(now time.Time, m *message) {
+	p, _ := s.cfg.policy(m.g.to)
+	m.nextAt = addClamped(now, retryInterval(p, s.cfg.JitterSeed, m.g.id, m.number, m.attempts))
+	s.scheduleMessage(m)
+}
+
+// scheduleMessage sets m's timer to its next resend or to just after its
+// ExpiryTime, whichever is first (D10).
+func (s *Sender) scheduleMessage(m *message) {
+	at := group.PassDeadline(m.expiry)
+	if !m.finalPoll && m.nextAt.Before(at) {
+		at = m.nextAt
+	}
+	s.timers.set(&m.tm, at)
+}
+
+// hold counts a new pending message against the bounds.
+func (s *Sender) hold(now time.Time, m *message) {
+	g := m.g
+	size := int64(len(m.payload))
+	g.pendingBytes += size
+	s.pending++
+	s.pendingBytes += size
+	d := s.dest(g.to)
+	d.pending++
+	d.bytes += size
+	if g.pattern == group.ReplyPoll {
+		d.pollGroups[g.id] = g
+		if !d.tm.scheduled() {
+			_, every := s.cfg.policy(g.to)
+			s.timers.set(&d.tm, addClamped(now, every))
+		}
+	}
+}
+
+func (s *Sender) dest(name string) *destState {
+	d := s.dests[name]
+	if d == nil {
+		d = &destState{name: name, pollGroups: make(map[string]*groupState)}
+		d.tm = timer{kind: timerPoll, idx: -1, d: d}
+		s.dests[name] = d
+	}
+	return d
+}
+
+// release removes a message from pending, its timer and its bounds.
+func (s *Sender) release(m *message) {
+	g := m.g
+	delete(g.pending, m.number)
+	m.done = true
+	s.timers.remove(&m.tm)
+	size := int64(len(m.payload))
+	g.pendingBytes -= size
+	s.pending--
+	s.pendingBytes -= size
+	d := s.dests[g.to]
+	d.pending--
+	d.bytes -= size
+	if len(g.pending) == 0 {
+		delete(d.pollGroups, g.id)
+	}
+	if d.pending == 0 && len(d.pollGroups) == 0 {
+		s.timers.remove(&d.tm)
+		delete(s.dests, d.name)
+	}
+	s.b.deletedMsgs = append(s.b.deletedMsgs, m)
+	s.touch(g)
+}
+
+// NextDeadline returns the earliest instant at which Tick has work, and
+// false when there is none.
+func (s *Sender) NextDeadline() (time.Time, bool) {
+	t, ok := s.timers.peek()
+	if !ok {
+		return time.Time{}, false
+	}
+	return t.at, true
+}
+
+// Stats are counts for metrics and tests.
+type Stats struct {
+	Groups       int
+	Pending      int
+	PendingBytes int64
+	Outbox       int
+	Timers       int
+}
+
+// Stats returns the current counts.
+func (s *Sender) Stats() Stats {
+	return Stats{Groups: len(s.groups), Pending: s.pending, PendingBytes: s.pendingBytes, Outbox: len(s.outbox), Timers: len(s.timers.items)}
+}
+
+// GroupInfo describes one group in state (gateway GET /v1/groups).
+type GroupInfo struct {
+	GroupID    string
+	Key        string
+	Singleton  bool
+	To         string
+	Pending    int
+	Acked      []group.Range
+	Closed     bool
+	Aborted    bool
+	Terminated bool
+	Rule       group.Rule
+	Deadline   time.Time
+}
+
+// Group returns the state of one group.
+func (s *Sender) Group(groupID string) (GroupInfo, bool) {
+	g := s.groups[groupID]
+	if g == nil {
+		return GroupInfo{}, false
+	}
+	gi := GroupInfo{
+		GroupID: g.id, Key: g.key, Singleton: g.singleton, To: g.to, Pending: len(g.pending),
+		Acked: append([]group.Range(nil), g.acked.rs...), Closed: g.closed, Aborted: g.aborted,
+		Terminated: g.life.Terminated, Rule: g.life.Rule,
+	}
+	if g.tm.scheduled() {
+		gi.Deadline = g.tm.at
+	}
+	return gi, true
+}
+
+// LastResult returns the transport result last reported by Sent for a
+// pending message.
+func (s *Sender) LastResult(ref MessageRef) (TransportResult, bool) {
+	g := s.groups[ref.GroupID]
+	if g == nil {
+		return TransportResult{}, false
+	}
+	m := g.pending[ref.Number]
+	if m == nil {
+		return TransportResult{}, false
+	}
+	return m.lastResult, m.lastResult.Kind != 0
+}

@@ -1,0 +1,108 @@
+package sender
+
+import (
+	"time"
+
+	"github.com/wsrkit/wsrkit/rmp/group"
+)
+
+// groupState is one sending group (a singleton is a group of one, R06).
+// Sender group ids are never reused (R05), so the generation is always 1.
+type groupState struct {
+	id string
+	// seq is the counter part of id (mid:<seq>.<instance>@wsrkit).
+	seq uint64
+	// key is the producer's group key ("" for a singleton).
+	key       string
+	singleton bool
+	to        string
+	flags     group.Flags
+	pattern   group.ReplyPattern
+	replyTo   string
+	// life holds timing, LastActivity (last send, retries included, R35),
+	// MaxExpiry, Last and termination (D20–D23).
+	life group.Lifecycle
+	// next is the next number to assign (D2); meaningless once closed.
+	next uint64
+	// closed: last="true" was submitted (R12, R34); no new message.
+	closed bool
+	// aborted: stopped by D16, a GroupAborted fault (R28) or an operator.
+	aborted bool
+	// removeAt is when a terminated group's state goes (R94): at
+	// termination, or after the late-fault window of its acked messages.
+	removeAt time.Time
+	// pending holds the unacknowledged AckRequested messages by number.
+	pending map[uint64]*message
+	// pendingBytes is the sum of the pending payload sizes.
+	pendingBytes int64
+	// acked holds the acknowledged numbers not failed since (D12, D13).
+	acked *runSet
+	// ackedMaxExpiry is the largest ExpiryTime among acked messages.
+	ackedMaxExpiry time.Time
+	// lateFailed holds acked numbers that a later fault failed; a repeated
+	// fault about them is ignored (R30 spirit). Rare, so a plain set.
+	lateFailed map[uint64]struct{}
+	tm         timer
+
+	// Per-input bookkeeping.
+	touched bool
+	dirty   bool
+	removed bool
+	// ackedBefore is acked as last persisted, set on the first change in an
+	// input so only changed runs are written.
+	ackedBefore *runSet
+	// deadline is the instant last indexed with OpSetDeadline.
+	deadline time.Time
+}
+
+func (g *groupState) ref(n uint64) MessageRef {
+	return MessageRef{GroupID: g.id, Number: n, Singleton: g.singleton}
+}
+
+// message is one unacknowledged message with AckRequested (R21, R89).
+type message struct {
+	g      *groupState
+	number uint64
+	last   bool
+	// expiry is the ExpiryTime, UTC; never changes (D9, R10).
+	expiry  time.Time
+	action  string
+	payload []byte
+	// attempts counts transmissions made (1 after the first).
+	attempts int
+	// nextAt is the next resend, or after the last one the instant at which
+	// the message fails with RetriesExhausted (D26).
+	nextAt time.Time
+	// untilExpiry: a retryable fault came back; resend until ExpiryTime
+	// whatever MaxRetries says (D15, R26).
+	untilExpiry bool
+	// finalPoll: Poll pattern, retries exhausted; the next poll that does
+	// not acknowledge it fails it (D16 "with Poll, after a failed poll").
+	finalPoll  bool
+	lastResult TransportResult
+	tm         timer
+	dirty      bool
+	done       bool
+}
+
+// destState counts one destination's pending messages (Limits) and drives
+// its polls (R32).
+type destState struct {
+	name    string
+	pending int
+	bytes   int64
+	// pollGroups are this destination's Poll-pattern groups with pending
+	// messages.
+	pollGroups map[string]*groupState
+	tm         timer
+	// inflight holds the refs of the polls of the last firing, by id.
+	inflight map[PollID][]PollRef
+}
+
+// outboxEntry is an outcome not yet handled by the producer (D27).
+type outboxEntry struct {
+	o Outcome
+	// blocksKey: the outcome belongs to an abort that blocks o.GroupKey
+	// until every such outcome is handled.
+	blocksKey bool
+}
