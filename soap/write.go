@@ -88,6 +88,9 @@ func (w *writer) body(p string, body []byte) {
 // AppendEnvelope). The same r and body always give the same bytes, so a
 // resend is byte-identical (R10).
 func AppendRequestEnvelope(dst []byte, v Version, r *Request, body []byte) ([]byte, error) {
+	if r == nil {
+		return dst, errors.New("soap: nil Request")
+	}
 	return AppendEnvelope(dst, v, Headers{Request: r}, faults.Extended, body)
 }
 
@@ -103,6 +106,9 @@ func AppendResponseEnvelope(dst []byte, v Version, r *Response, d faults.Dialect
 
 // AppendPollRequestEnvelope appends an envelope with an empty Body carrying p.
 func AppendPollRequestEnvelope(dst []byte, v Version, p *PollRequest) ([]byte, error) {
+	if p == nil {
+		return dst, errors.New("soap: nil PollRequest")
+	}
 	return AppendEnvelope(dst, v, Headers{PollRequest: p}, faults.Extended, nil)
 }
 

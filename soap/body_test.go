@@ -1,0 +1,106 @@
+package soap
+
+import (
+	"testing"
+)
+
+const forwardEnv = `<?xml version="1.0"?>
+<S:Envelope xmlns:S="` + NamespaceSOAP11 + `" xmlns:o="urn:orders" xmlns="urn:default"><S:Header>
+<wsrm:Request xmlns:wsrm="` + NamespaceWSRM + `"><wsrm:MessageId groupId="g"/><wsrm:ExpiryTime>2025-01-01T00:00:00Z</wsrm:ExpiryTime><wsrm:ReplyPattern><wsrm:Value>Response</wsrm:Value></wsrm:ReplyPattern></wsrm:Request>
+<sec:Security xmlns:sec="urn:sec">token</sec:Security>
+</S:Header><S:Body>text &amp; <o:Order xsi:type="o:T" xmlns:xsi="urn:xsi"><Item/></o:Order><!--c--><![CDATA[<raw>]]></S:Body></S:Envelope>`
+
+func TestBodyContentIsStandalone(t *testing.T) {
+	env, err := Parse([]byte(forwardEnv), ParseOptions{})
+	noErr(t, err)
+	got := string(env.BodyContent())
+	// In-scope declarations travel with the element (the o: QName value
+	// and the default namespace of Item need them).
+	want := `text &amp; <o:Order xsi:type="o:T" xmlns:xsi="urn:xsi" xmlns="urn:default" xmlns:S="` + NamespaceSOAP11 +
+		`" xmlns:o="urn:orders"><Item/></o:Order><!--c-->&lt;raw&gt;`
+	equal(t, want, got)
+	// Wrapped in any envelope, it parses to the same namespaces.
+	out, err := AppendEnvelope(nil, SOAP12, Headers{}, 0, env.BodyContent())
+	noErr(t, err)
+	again, err := Parse(out, ParseOptions{})
+	noErr(t, err)
+	order := again.Body.ChildElements()[0]
+	equal(t, "urn:orders", order.NamespaceURI())
+	equal(t, "urn:default", order.ChildElements()[0].NamespaceURI())
+}
+
+func TestStandaloneHeader(t *testing.T) {
+	env, err := Parse([]byte(forwardEnv), ParseOptions{})
+	noErr(t, err)
+	sec := env.OtherHeaders()[0]
+	equal(t, `<sec:Security xmlns:sec="urn:sec" xmlns="urn:default" xmlns:S="`+NamespaceSOAP11+`" xmlns:o="urn:orders">token</sec:Security>`,
+		string(Standalone(sec)))
+	// The document is unchanged.
+	equal(t, 1, len(sec.Attr))
+}
+
+func TestWithoutWSRM(t *testing.T) {
+	env, err := Parse([]byte(forwardEnv), ParseOptions{})
+	noErr(t, err)
+	out, err := env.WithoutWSRM()
+	noErr(t, err)
+	stripped, err := Parse(out, ParseOptions{})
+	noErr(t, err)
+	equal(t, (*Request)(nil), stripped.Request)
+	equal(t, 1, len(stripped.Headers()))
+	equal(t, "Security", stripped.Headers()[0].Tag)
+	equal(t, string(env.BodyContent()), string(stripped.BodyContent()))
+	// The original is untouched.
+	equal(t, 2, len(env.Headers()))
+
+	// A Header holding only wsrm blocks goes away entirely.
+	only, err := Parse(env11(request(okMsgID, okExpiry, okPattern, "")), ParseOptions{})
+	noErr(t, err)
+	out, err = only.WithoutWSRM()
+	noErr(t, err)
+	stripped, err = Parse(out, ParseOptions{})
+	noErr(t, err)
+	if stripped.Header != nil {
+		t.Fatalf("empty Header kept: %s", out)
+	}
+	equal(t, `<p:x xmlns:p="urn:p" xmlns:e="`+NamespaceSOAP11+`" xmlns:r="`+NamespaceWSRM+`"/>`, string(stripped.BodyContent()))
+}
+
+func TestHTTPHelpers(t *testing.T) {
+	equal(t, "text/xml; charset=utf-8", ContentType(SOAP11, "urn:ignored"))
+	equal(t, "application/soap+xml; charset=utf-8", ContentType(SOAP12, ""))
+	equal(t, `application/soap+xml; action="urn:a/b c"; charset=utf-8`, ContentType(SOAP12, "urn:a/b c"))
+	equal(t, `""`, SOAPAction(""))
+	equal(t, `"urn:example:orders/PlaceOrder"`, SOAPAction("urn:example:orders/PlaceOrder"))
+	equal(t, `"a\"b\\c"`, SOAPAction(`a"b\c`))
+
+	for ct, want := range map[string]Version{
+		"text/xml; charset=utf-8":                               SOAP11,
+		"text/xml":                                              SOAP11,
+		"Text/XML; Charset=UTF-8":                               SOAP11,
+		"application/soap+xml":                                  SOAP12,
+		`application/soap+xml; charset="utf-8"; action="urn:x"`: SOAP12,
+	} {
+		v, _, err := VersionFromContentType(ct)
+		noErr(t, err, ct)
+		equal(t, want, v, ct)
+	}
+	_, action, err := VersionFromContentType(ContentType(SOAP12, "urn:a/b c"))
+	noErr(t, err)
+	equal(t, "urn:a/b c", action)
+	for _, ct := range []string{"", "application/json", "text/xml; charset=iso-8859-1", "application/soap+xml; charset=utf-16", "text/"} {
+		if _, _, err := VersionFromContentType(ct); err != ErrContentType {
+			t.Errorf("VersionFromContentType(%q) = %v", ct, err)
+		}
+	}
+	equal(t, 200, StatusEnvelope)
+	equal(t, 202, StatusEmpty)
+}
+
+func TestVersion(t *testing.T) {
+	equal(t, "SOAP 1.1", SOAP11.String())
+	equal(t, "SOAP 1.2", SOAP12.String())
+	equal(t, "Version(7)", Version(7).String())
+	equal(t, false, Version(0).Valid())
+	equal(t, NamespaceSOAP12, SOAP12.Namespace())
+}
