@@ -3,6 +3,7 @@ package sender
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"iter"
 	"reflect"
 	"slices"
@@ -86,6 +87,7 @@ type harness struct {
 	events   []Event
 	polls    []Poll
 	notified map[OutcomeID]int
+	handled  map[OutcomeID]bool
 	// hold: outcomes are recorded but not handled (producer away).
 	hold bool
 }
@@ -104,7 +106,7 @@ func newHarness(t *testing.T, cfg Config) *harness {
 	t.Helper()
 	s, err := New(cfg)
 	noErr(t, err)
-	return &harness{t: t, cfg: cfg, s: s, st: newMemStore(), now: t0, notified: map[OutcomeID]int{}}
+	return &harness{t: t, cfg: cfg, s: s, st: newMemStore(), now: t0, notified: map[OutcomeID]int{}, handled: map[OutcomeID]bool{}}
 }
 
 // step is called at the start of every input; in restart mode it rebuilds
@@ -129,6 +131,9 @@ func (h *harness) apply(rd Ready) {
 	h.polls = append(h.polls, rd.Polls...)
 	h.events = append(h.events, rd.Events...)
 	for _, o := range rd.Notify {
+		if h.handled[o.ID] {
+			h.t.Fatalf("outcome %d notified again after it was handled: %+v", o.ID, o)
+		}
 		h.notified[o.ID]++
 		if h.notified[o.ID] == 1 {
 			h.outcomes = append(h.outcomes, o)
@@ -138,8 +143,17 @@ func (h *harness) apply(rd Ready) {
 		return
 	}
 	for _, o := range rd.Notify {
-		h.apply(h.s.OutcomeHandled(h.now, o.ID))
+		h.handle(o.ID)
 	}
+}
+
+func (h *harness) handle(id OutcomeID) {
+	h.t.Helper()
+	if h.handled[id] {
+		return
+	}
+	h.handled[id] = true
+	h.apply(h.s.OutcomeHandled(h.now, id))
 }
 
 func (h *harness) submit(sub Submission) MessageRef {
@@ -261,3 +275,5 @@ func eq[T any](t *testing.T, got, want T, msg string, args ...any) {
 		t.Fatalf(msg+"\n got: %+v\nwant: %+v", append(args, got, want)...)
 	}
 }
+
+func errorsIs(err, target error) bool { return errors.Is(err, target) }
