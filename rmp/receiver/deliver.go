@@ -1,0 +1,181 @@
+package receiver
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/wsrkit/wsrkit/faults"
+	"github.com/wsrkit/wsrkit/rmp/group"
+)
+
+// emit hands pending n of g to the consumer when it is due and unexpired
+// (D9: never after its ExpiryTime).
+func (r *Receiver) emit(now time.Time, g *gstate, n uint64) {
+	d, ok := g.pending[n]
+	if !ok || d.inFlight || d.retry && now.Before(d.retryAt) || group.Passed(d.expiry, now) {
+		return
+	}
+	d.inFlight, d.retry = true, false
+	d.attempts++
+	g.pending[n] = d
+	r.rd.Deliver = append(r.rd.Deliver, Delivery{
+		Ref:     DeliveryRef{Group: g.id, HasNumber: !g.singleton, Number: n},
+		Expiry:  d.expiry,
+		Payload: d.payload,
+		Attempt: d.attempts,
+	})
+}
+
+// pumpOrdered hands out an ordered group's next message: one at a time, so
+// a later message waits behind a failed one (D14, R49).
+func (r *Receiver) pumpOrdered(now time.Time, g *gstate) {
+	r.emit(now, g, g.nextTake)
+}
+
+// pumpAll hands out every due pending message of g, in number order.
+func (r *Receiver) pumpAll(now time.Time, g *gstate) {
+	if g.ordered() {
+		r.pumpOrdered(now, g)
+		return
+	}
+	for _, n := range sortedKeys(g.pending) {
+		r.emit(now, g, n)
+	}
+}
+
+func sortedKeys[V any](m map[uint64]V) []uint64 {
+	ks := make([]uint64, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, cmp.Compare[uint64])
+	return ks
+}
+
+func (r *Receiver) lookup(id group.ID) *gstate {
+	if f := r.groups[id.GroupID]; f != nil {
+		return f.find(id.Generation)
+	}
+	return nil
+}
+
+// inFlight returns the handed-out delivery named by ref.
+func (r *Receiver) inFlight(ref DeliveryRef) (*gstate, uint64, delivery, bool) {
+	g := r.lookup(ref.Group)
+	if g == nil || g.singleton == ref.HasNumber {
+		return nil, 0, delivery{}, false
+	}
+	n := ref.Number
+	if g.singleton {
+		n = 0
+	}
+	d, ok := g.pending[n]
+	if !ok || !d.inFlight {
+		return nil, 0, delivery{}, false
+	}
+	return g, n, d, true
+}
+
+// Taken reports that the consumer took responsibility for a delivery: the
+// hand-off is complete (R92). Under AckOnDelivery this is the ack point (D8).
+func (r *Receiver) Taken(now time.Time, ref DeliveryRef) Ready {
+	r.begin()
+	g, n, d, ok := r.inFlight(ref)
+	if !ok {
+		r.event(Event{Kind: EventIgnored, Group: ref.Group, HasNumber: ref.HasNumber, Number: ref.Number, Label: "receiver.taken-unknown"})
+		return r.finish(now)
+	}
+	delete(g.pending, n)
+	r.del(r.key(g, group.KindDelivery, n))
+	r.touch(g)
+	if g.ordered() {
+		g.nextTake = n + 1
+		r.pumpOrdered(now, g)
+	}
+	if r.cfg.AckOnDelivery && g.flags.AckRequested {
+		if _, faulted := g.faults[n]; !faulted {
+			r.asyncReply(now, g, replyItem{groupID: g.id.GroupID, sequence: !g.singleton, from: n, to: n}, d.expiry)
+		}
+	}
+	return r.finish(now)
+}
+
+// asyncReply sends a reply produced outside the message's own request
+// through the group's latest reply pattern: Response → this Ready's Reply
+// (for an engine still holding the HTTP exchange), Callback → ReplyTo,
+// Poll → answered from state.
+func (r *Receiver) asyncReply(now time.Time, g *gstate, it replyItem, expiry time.Time) {
+	switch g.pattern {
+	case group.ReplyResponse:
+		r.reply.add(it)
+	case group.ReplyCallback:
+		r.callback(now, g.replyTo, it, expiry)
+	}
+}
+
+// DeliveryFailed reports that the consumer could not take a delivery now; it
+// is retried with Config.DeliveryRetry until its ExpiryTime.
+func (r *Receiver) DeliveryFailed(now time.Time, ref DeliveryRef) Ready {
+	r.begin()
+	g, n, d, ok := r.inFlight(ref)
+	if !ok {
+		r.event(Event{Kind: EventIgnored, Group: ref.Group, HasNumber: ref.HasNumber, Number: ref.Number, Label: "receiver.failed-unknown"})
+		return r.finish(now)
+	}
+	r.touch(g)
+	d.inFlight = false
+	d.retry, d.retryAt = true, now.Add(r.cfg.DeliveryRetry.Delay(d.attempts))
+	g.pending[n] = d
+	r.advanceGroup(now, g)
+	return r.finish(now)
+}
+
+// Respond caches the consumer's business response to a request-response
+// message, returned again with every duplicate under the Response pattern
+// (D18, R45). The Receiver keeps body.
+func (r *Receiver) Respond(now time.Time, ref DeliveryRef, body []byte) Ready {
+	r.begin()
+	g := r.lookup(ref.Group)
+	n := ref.Number
+	if g != nil && g.singleton {
+		n = 0
+	}
+	if g == nil || g.singleton == ref.HasNumber || !g.received.Contains(n) {
+		r.event(Event{Kind: EventIgnored, Group: ref.Group, HasNumber: ref.HasNumber, Number: ref.Number, Label: "receiver.respond-unknown"})
+		return r.finish(now)
+	}
+	g.responses[n] = body
+	start := len(r.arena)
+	r.arena = encodeBody(r.arena, body)
+	r.put(r.key(g, group.KindResponse, n), r.arena[start:])
+	return r.finish(now)
+}
+
+// discard records that accepted n of g will never be delivered and reports
+// code when AckRequested (D12, D13, D14).
+func (r *Receiver) discard(now time.Time, g *gstate, n uint64, expiry time.Time, code faults.Code, label string) {
+	fr := faultRec{code: code, reported: true}
+	if g.flags.AckRequested {
+		it := replyItem{groupID: g.id.GroupID, sequence: !g.singleton, from: n, to: n, code: code}
+		switch g.pattern {
+		case group.ReplyResponse:
+			fr.reported = false // D13: carried by the next Response of the group
+			g.unreported++
+		case group.ReplyCallback:
+			r.callback(now, g.replyTo, it, expiry)
+		}
+	}
+	g.faults[n] = fr
+	r.putFault(g, n, fr)
+	r.numEvent(EventDiscarded, g, n, code, label)
+	r.touch(g)
+}
+
+// expiryCode is MessageExpired for an expired message, else GroupAborted (D14).
+func expiryCode(expiry, now time.Time) faults.Code {
+	if group.Passed(expiry, now) {
+		return faults.MessageExpired
+	}
+	return faults.GroupAborted
+}

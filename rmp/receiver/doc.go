@@ -1,0 +1,34 @@
+// Package receiver is the receiving RMP of WS-Reliability 1.1 as a pure,
+// single-threaded state machine: parsed reliable messages, poll requests,
+// consumer outcomes and the passing of time go in; effects come out as a
+// Ready value (etcd raft's shape, quic-go's time-as-argument).
+//
+// It has no goroutines, no clock and no I/O. Every input carries now. A
+// Receiver is not safe for concurrent use.
+//
+// # Applying a Ready
+//
+// Every method returns a Ready. Its slices and byte values belong to the
+// Receiver and stay valid only until the next call; copy what you keep.
+// The caller applies a Ready in this order:
+//
+//  1. Apply Persist atomically and durably (one batch, fsynced). Every ack,
+//     delivery and callback of the same Ready relies on it (D8, R41, R92).
+//     If the batch fails, stop and rebuild the Receiver with Recover.
+//  2. Hand Deliver to the consumer in slice order and report each outcome
+//     with Taken or DeliveryFailed. An ordered group hands out one message
+//     at a time: its next message comes in the Ready of Taken (D14, R49).
+//     The hand-off instant is the Deliver effect; a crash before Taken makes
+//     Recover hand the message out again, so the consumer must be idempotent
+//     on (GroupID, Generation, Number) (R92, digest §10 item 6).
+//  3. Send Reply in the HTTP response of the request that produced it
+//     (Response pattern, R72), with Response as the body when set (D18, R45),
+//     or send SOAPFault instead (D7, R38, R79).
+//  4. POST each Callback to its URL and report the outcome with
+//     CallbackResult (R74, R75).
+//
+// Fault codes in Reply, PollAnswer and Callbacks are already mapped through
+// Config.Dialect (D6); Events carry the codes before the mapping.
+//
+// NextDeadline says when Tick must be called next.
+package receiver

@@ -1,0 +1,122 @@
+package receiver
+
+import (
+	"time"
+
+	"github.com/wsrkit/wsrkit/faults"
+	"github.com/wsrkit/wsrkit/rmp/group"
+)
+
+// begin resets the per-call buffers. The previous Ready becomes invalid.
+func (r *Receiver) begin() {
+	r.rd.Persist = r.rd.Persist[:0]
+	r.rd.Deliver = r.rd.Deliver[:0]
+	r.rd.Callbacks = r.rd.Callbacks[:0]
+	r.rd.Events = r.rd.Events[:0]
+	r.rd.Reply, r.rd.Response, r.rd.PollAnswer, r.rd.SOAPFault = nil, nil, nil, nil
+	r.arena = r.arena[:0]
+	r.reply.reset()
+}
+
+// finish saves touched groups, schedules them, flushes callbacks and
+// returns the Ready.
+func (r *Receiver) finish(now time.Time) Ready {
+	for _, g := range r.touched {
+		g.touched = false
+		if g.removed {
+			continue
+		}
+		if g.metaDirty {
+			g.metaDirty = false
+			start := len(r.arena)
+			r.arena = encodeMeta(r.arena, g)
+			r.put(r.key(g, group.KindMeta, 0), r.arena[start:])
+		}
+		r.schedule(g)
+		if g.deadline != g.persistedDeadline || !g.hasDeadline && !g.persistedDeadline.IsZero() {
+			at := g.deadline
+			if !g.hasDeadline {
+				at = time.Time{}
+			}
+			g.persistedDeadline = at
+			r.rd.Persist = append(r.rd.Persist, group.Mutation{Op: group.OpSetDeadline, Key: r.key(g, group.KindMeta, 0), At: at})
+		}
+	}
+	clear(r.touched)
+	r.touched = r.touched[:0]
+	r.flushCallbacks(now)
+	if r.reply.len() > 0 {
+		r.replyV.Entries = r.reply.build(r.replyV.Entries[:0], r.cfg.Dialect)
+		r.rd.Reply = &r.replyV
+	}
+	return r.rd
+}
+
+func (r *Receiver) key(g *gstate, k group.Kind, n uint64) group.Key {
+	return group.Key{Role: group.RoleReceiver, GroupID: g.id.GroupID, Generation: g.id.Generation, Kind: k, Number: n}
+}
+
+func (r *Receiver) put(k group.Key, v []byte) {
+	r.rd.Persist = append(r.rd.Persist, group.Mutation{Op: group.OpPut, Key: k, Value: v})
+}
+
+func (r *Receiver) del(k group.Key) {
+	r.rd.Persist = append(r.rd.Persist, group.Mutation{Op: group.OpDelete, Key: k})
+}
+
+func (r *Receiver) event(e Event) { r.rd.Events = append(r.rd.Events, e) }
+
+func (r *Receiver) numEvent(k EventKind, g *gstate, n uint64, code faults.Code, label string) {
+	r.event(Event{Kind: k, Group: g.id, HasNumber: !g.singleton, Number: n, Code: code, Label: label})
+}
+
+// putMsg stores a held or pending message record.
+func (r *Receiver) putMsg(g *gstate, k group.Kind, n uint64, expiry time.Time, payload []byte) {
+	start := len(r.arena)
+	r.arena = encodeMsg(r.arena, expiry, payload)
+	r.put(r.key(g, k, n), r.arena[start:])
+}
+
+// putFault records n's fault status.
+func (r *Receiver) putFault(g *gstate, n uint64, f faultRec) {
+	start := len(r.arena)
+	r.arena = encodeFault(r.arena, f)
+	r.put(r.key(g, group.KindReply, n), r.arena[start:])
+}
+
+// addReceived adds n to g's received set and persists the delta: the tail
+// segment grows by one in order, anything else starts a segment; segments
+// are compacted into the set's runs when they outnumber them.
+func (r *Receiver) addReceived(g *gstate, n uint64) error {
+	if _, err := g.received.Add(n); err != nil {
+		return err
+	}
+	if k := len(g.segs); k > 0 && g.segs[k-1].To+1 == n && n != 0 {
+		g.segs[k-1].To = n
+		r.putSeg(g, g.segs[k-1])
+		return nil
+	}
+	g.segs = append(g.segs, group.Range{From: n, To: n})
+	r.putSeg(g, g.segs[len(g.segs)-1])
+	if len(g.segs) > 2*g.received.RangeCount()+16 {
+		r.compactSegs(g)
+	}
+	return nil
+}
+
+func (r *Receiver) putSeg(g *gstate, s group.Range) {
+	start := len(r.arena)
+	r.arena = encodeSeg(r.arena, s.To)
+	r.put(r.key(g, group.KindReceived, s.From), r.arena[start:])
+}
+
+// compactSegs rewrites g's segments as the received set's runs.
+func (r *Receiver) compactSegs(g *gstate) {
+	for _, s := range g.segs {
+		r.del(r.key(g, group.KindReceived, s.From))
+	}
+	g.segs = g.received.AppendRanges(g.segs[:0])
+	for _, s := range g.segs {
+		r.putSeg(g, s)
+	}
+}

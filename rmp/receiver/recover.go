@@ -1,0 +1,163 @@
+package receiver
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/wsrkit/wsrkit/rmp/group"
+)
+
+// Recover rebuilds a Receiver from its stored records: the RoleReceiver
+// records of a store scan, in key order (R91, R93). Hand-offs that were not
+// confirmed by Taken are handed out again at the next Tick, which
+// NextDeadline makes due at once (R92).
+func Recover(cfg Config, records iter.Seq2[group.Key, []byte]) (*Receiver, error) {
+	r, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var g *gstate
+	for k, v := range records {
+		if err := r.recoverRecord(&g, k, v); err != nil {
+			return nil, fmt.Errorf("receiver: record %v/%q/%d/%d/%d: %w", k.Role, k.GroupID, k.Generation, k.Kind, k.Number, err)
+		}
+	}
+	for _, f := range r.groups {
+		for _, g := range f.gens {
+			if err := r.finishRecovered(g); err != nil {
+				return nil, fmt.Errorf("receiver: group %q/%d: %w", g.id.GroupID, g.id.Generation, err)
+			}
+		}
+	}
+	return r, nil
+}
+
+var errRecord = errors.New("unexpected record")
+
+func (r *Receiver) recoverRecord(cur **gstate, k group.Key, v []byte) error {
+	if k.Role != group.RoleReceiver {
+		return errRecord
+	}
+	if k.GroupID == "" {
+		if k.Generation != 0 || k.Kind != group.KindReply || k.Number == 0 {
+			return errRecord
+		}
+		e := &cbEntry{seq: k.Number}
+		if err := decodeEntry(v, e); err != nil {
+			return err
+		}
+		if !usableURL(e.url) || e.groupID == "" {
+			return fmt.Errorf("%w: callback entry", ErrCorrupt)
+		}
+		r.out.enqueue(e)
+		r.out.nextSeq = max(r.out.nextSeq, k.Number+1)
+		return nil
+	}
+	id := group.ID{GroupID: k.GroupID, Generation: k.Generation}
+	g := *cur
+	if g == nil || g.id != id {
+		if k.Kind != group.KindMeta || k.Number != 0 {
+			return fmt.Errorf("%w: no meta record before it", errRecord)
+		}
+		if f := r.groups[k.GroupID]; f != nil && f.find(k.Generation) != nil {
+			return fmt.Errorf("%w: generation seen twice", errRecord)
+		}
+		g = r.newState(id)
+		g.received.SetMaxRanges(0) // the stored set may predate a smaller limit
+		if err := decodeMeta(v, g); err != nil {
+			return err
+		}
+		if g.singleton && g.expiry.IsZero() {
+			return fmt.Errorf("%w: singleton without expiry", ErrCorrupt)
+		}
+		r.addState(g)
+		*cur = g
+		return nil
+	}
+	n := k.Number
+	switch k.Kind {
+	case group.KindReceived:
+		to, err := decodeSeg(v)
+		if err != nil {
+			return err
+		}
+		if to < n || g.singleton {
+			return fmt.Errorf("%w: received segment", ErrCorrupt)
+		}
+		s := group.Range{From: n, To: to}
+		if err := addSeg(&g.received, s); err != nil {
+			return err
+		}
+		g.segs = append(g.segs, s)
+	case group.KindHeld:
+		expiry, payload, err := decodeMsg(v)
+		if err != nil {
+			return err
+		}
+		if g.buf == nil || !g.buf.Push(group.Held[[]byte]{Number: n, Expiry: expiry, Bytes: len(payload), Item: payload}) {
+			return fmt.Errorf("%w: held message", ErrCorrupt)
+		}
+		r.heldCount++
+		r.heldBytes += len(payload)
+	case group.KindDelivery:
+		expiry, payload, err := decodeMsg(v)
+		if err != nil {
+			return err
+		}
+		if g.singleton && n != 0 {
+			return fmt.Errorf("%w: singleton delivery", ErrCorrupt)
+		}
+		// Not confirmed before the restart: hand out again at once (R92).
+		g.pending[n] = delivery{expiry: expiry, payload: payload, retry: true}
+	case group.KindReply:
+		fr, err := decodeFault(v)
+		if err != nil {
+			return err
+		}
+		g.faults[n] = fr
+		if !fr.reported {
+			g.unreported++
+		}
+	case group.KindResponse:
+		body, err := decodeBody(v)
+		if err != nil {
+			return err
+		}
+		g.responses[n] = body
+	default:
+		return errRecord
+	}
+	return nil
+}
+
+// finishRecovered derives what is not stored and schedules g.
+func (r *Receiver) finishRecovered(g *gstate) error {
+	if g.singleton {
+		g.received.Add(0) //nolint:errcheck // empty set
+	}
+	for n := range g.pending {
+		if !g.received.Contains(n) {
+			return fmt.Errorf("%w: delivery of an unreceived number", ErrCorrupt)
+		}
+	}
+	if g.ordered() {
+		next, _ := g.buf.Next()
+		g.nextTake = next
+		for n := range g.pending {
+			g.nextTake = min(g.nextTake, n)
+		}
+		r.recomputeHeldMin(g)
+	}
+	if g.lc.HasLast {
+		g.lc.Complete = g.received.ContainsAll(g.lc.Last)
+	}
+	g.received.SetMaxRanges(r.cfg.MaxRangesPerGroup)
+	r.schedule(g)
+	g.persistedDeadline = g.deadline // the store indexed it before the restart
+	if !g.hasDeadline {
+		g.persistedDeadline = time.Time{}
+	}
+	return nil
+}

@@ -1,0 +1,286 @@
+package receiver
+
+import (
+	"container/heap"
+	"slices"
+	"time"
+
+	"github.com/wsrkit/wsrkit/faults"
+	"github.com/wsrkit/wsrkit/rmp/group"
+)
+
+// delivery is an accepted message not yet taken by the consumer.
+type delivery struct {
+	expiry  time.Time
+	payload []byte
+	// inFlight: handed out, awaiting Taken or DeliveryFailed.
+	inFlight bool
+	attempts int
+	// retryAt is when a failed (or recovered) hand-off is due again; the
+	// zero Time with retry set means due at once.
+	retryAt time.Time
+	retry   bool
+}
+
+// faultRec is the fault status of one number (D12, D13, D14).
+type faultRec struct {
+	code faults.Code
+	// reported: a Response-pattern fault already carried by a Response
+	// (D13); Callback and Poll faults are reported when recorded.
+	reported bool
+}
+
+// gstate is the state of one group generation.
+type gstate struct {
+	id        group.ID
+	singleton bool
+	flags     group.Flags
+	pattern   group.ReplyPattern
+	replyTo   string
+	// expiry is a singleton's ExpiryTime.
+	expiry time.Time
+	lc     group.Lifecycle
+	// plainZero: number 0 arrived without timing attributes, so the group
+	// has none (A6).
+	plainZero bool
+
+	// received holds every accepted number: held, pending, taken or
+	// discarded (D17, D24). Singletons hold {0}.
+	received group.SeqSet
+	// segs are the persisted KindReceived records (From → To); their union
+	// is received. The last one is extended by in-order numbers.
+	segs []group.Range
+	// buf is the ordering buffer of an ordered group (nil otherwise); its
+	// Next is the next number to accept in order.
+	buf *group.OrderBuffer[[]byte]
+	// heldMin is the earliest ExpiryTime in buf (valid when buf.Len() > 0).
+	heldMin time.Time
+	// pending: accepted, not yet taken. In an ordered group its numbers are
+	// exactly nextTake..buf.Next()-1.
+	pending map[uint64]delivery
+	// nextTake is an ordered group's next number to hand to the consumer.
+	nextTake uint64
+	faults   map[uint64]faultRec
+	// unreported counts faults with reported false.
+	unreported int
+	responses  map[uint64][]byte
+
+	// deadline is the next instant Tick has work for this group.
+	deadline, persistedDeadline time.Time
+	hasDeadline                 bool
+	heapIdx                     int
+	metaDirty, touched, removed bool
+}
+
+func (g *gstate) ordered() bool { return g.flags.MessageOrder && !g.singleton }
+
+// family is every generation of one GroupId with state, oldest first.
+type family struct {
+	gens   []*gstate
+	maxGen uint64
+}
+
+func (f *family) current() *gstate {
+	if len(f.gens) == 0 {
+		return nil
+	}
+	return f.gens[len(f.gens)-1]
+}
+
+func (f *family) find(gen uint64) *gstate {
+	for _, g := range f.gens {
+		if g.id.Generation == gen {
+			return g
+		}
+	}
+	return nil
+}
+
+// deadlineHeap orders group generations by deadline.
+type deadlineHeap []*gstate
+
+func (h deadlineHeap) Len() int           { return len(h) }
+func (h deadlineHeap) Less(i, j int) bool { return h[i].deadline.Before(h[j].deadline) }
+func (h deadlineHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].heapIdx, h[j].heapIdx = i, j
+}
+func (h *deadlineHeap) Push(x any) {
+	g := x.(*gstate)
+	g.heapIdx = len(*h)
+	*h = append(*h, g)
+}
+func (h *deadlineHeap) Pop() any {
+	old := *h
+	g := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	g.heapIdx = -1
+	return g
+}
+
+// Receiver is the receiving RMP state machine.
+type Receiver struct {
+	cfg    Config
+	groups map[string]*family
+	// states counts group generations with state (MaxGroups).
+	states int
+	// heldCount and heldBytes total the ordering buffers (D15).
+	heldCount, heldBytes int
+	heap                 deadlineHeap
+	out                  outbox
+
+	// Per-call buffers, reused; a Ready is valid until the next call.
+	rd      Ready
+	arena   []byte
+	touched []*gstate
+	reply   replyBuilder
+	replyV  Reply
+}
+
+// New returns an empty Receiver.
+func New(cfg Config) (*Receiver, error) {
+	c, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Receiver{cfg: c, groups: map[string]*family{}, out: newOutbox()}, nil
+}
+
+func (r *Receiver) newState(id group.ID) *gstate {
+	g := &gstate{
+		id:        id,
+		pending:   map[uint64]delivery{},
+		faults:    map[uint64]faultRec{},
+		responses: map[uint64][]byte{},
+		heapIdx:   -1,
+	}
+	g.received.SetMaxRanges(r.cfg.MaxRangesPerGroup)
+	return g
+}
+
+// addState registers g as the newest generation of its family.
+func (r *Receiver) addState(g *gstate) {
+	f := r.groups[g.id.GroupID]
+	if f == nil {
+		f = &family{}
+		r.groups[g.id.GroupID] = f
+	}
+	f.gens = append(f.gens, g)
+	slices.SortFunc(f.gens, func(a, b *gstate) int { return cmpU64(a.id.Generation, b.id.Generation) })
+	f.maxGen = max(f.maxGen, g.id.Generation)
+	r.states++
+}
+
+// dropState forgets g (its records are deleted by the caller).
+func (r *Receiver) dropState(g *gstate) {
+	g.removed = true
+	if g.heapIdx >= 0 {
+		heap.Remove(&r.heap, g.heapIdx)
+	}
+	if g.buf != nil {
+		r.heldCount -= g.buf.Len()
+		r.heldBytes -= g.buf.Bytes()
+	}
+	f := r.groups[g.id.GroupID]
+	if f != nil {
+		f.gens = slices.DeleteFunc(f.gens, func(x *gstate) bool { return x == g })
+		if len(f.gens) == 0 {
+			delete(r.groups, g.id.GroupID)
+		}
+	}
+	r.states--
+}
+
+// touch marks g to be saved and rescheduled when the call finishes.
+func (r *Receiver) touch(g *gstate) {
+	if !g.touched {
+		g.touched = true
+		r.touched = append(r.touched, g)
+	}
+}
+
+func (r *Receiver) dirty(g *gstate) {
+	g.metaDirty = true
+	r.touch(g)
+}
+
+// schedule recomputes g's deadline and keeps the heap in step.
+func (r *Receiver) schedule(g *gstate) {
+	at, ok := r.groupDeadline(g)
+	g.deadline, g.hasDeadline = at, ok
+	switch {
+	case ok && g.heapIdx < 0:
+		heap.Push(&r.heap, g)
+	case ok:
+		heap.Fix(&r.heap, g.heapIdx)
+	case g.heapIdx >= 0:
+		heap.Remove(&r.heap, g.heapIdx)
+	}
+}
+
+// groupDeadline is the next instant at which Tick has work for g.
+func (r *Receiver) groupDeadline(g *gstate) (time.Time, bool) {
+	var d earliest
+	if g.singleton {
+		d.offer(group.PassDeadline(g.expiry))
+	} else {
+		g.lc.Blocked = g.ordered() && g.buf.Len() > 0
+		if g.lc.Terminated {
+			if at, ok := r.removeAt(g); ok {
+				d.offer(at)
+			}
+		} else if at, ok := g.lc.ReceiverDeadline(); ok {
+			d.offer(at)
+		}
+		if g.buf != nil && g.buf.Len() > 0 {
+			d.offer(group.PassDeadline(g.heldMin))
+		}
+	}
+	for n, p := range g.pending {
+		if p.inFlight {
+			continue
+		}
+		d.offer(group.PassDeadline(p.expiry))
+		if p.retry && (!g.ordered() || n == g.nextTake) {
+			d.offer(p.retryAt)
+		}
+	}
+	return d.at, d.ok
+}
+
+// earliest keeps the earliest instant offered.
+type earliest struct {
+	at time.Time
+	ok bool
+}
+
+func (d *earliest) offer(t time.Time) {
+	if !d.ok || t.Before(d.at) {
+		d.at, d.ok = t, true
+	}
+}
+
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// NextDeadline returns when Tick must next be called, and false when no
+// timer is needed. A deadline at or before now (for example the zero Time
+// after Recover, for hand-offs to redo) means at once.
+func (r *Receiver) NextDeadline() (time.Time, bool) {
+	var d earliest
+	if len(r.heap) > 0 {
+		d.offer(r.heap[0].deadline)
+	}
+	if at, ok := r.out.deadline(); ok {
+		d.offer(at)
+	}
+	return d.at, d.ok
+}

@@ -1,0 +1,172 @@
+package receiver
+
+import (
+	"container/heap"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/wsrkit/wsrkit/faults"
+	"github.com/wsrkit/wsrkit/rmp/group"
+)
+
+// Tick applies the passing of time up to now: expiry of held and pending
+// messages (D12, D14), termination and removal (D20–D24), hand-off and
+// callback retries.
+func (r *Receiver) Tick(now time.Time) Ready {
+	r.begin()
+	var due []*gstate
+	for len(r.heap) > 0 && !now.Before(r.heap[0].deadline) {
+		due = append(due, heap.Pop(&r.heap).(*gstate))
+	}
+	// Deterministic order: by group id, then generation.
+	slices.SortFunc(due, func(a, b *gstate) int {
+		if c := strings.Compare(a.id.GroupID, b.id.GroupID); c != 0 {
+			return c
+		}
+		return cmpU64(a.id.Generation, b.id.Generation)
+	})
+	for _, g := range due {
+		r.touch(g)
+		r.advanceGroup(now, g)
+	}
+	return r.finish(now)
+}
+
+// advanceFamily applies what is due at now to f's generations.
+func (r *Receiver) advanceFamily(now time.Time, f *family) {
+	for _, g := range slices.Clone(f.gens) {
+		if g.hasDeadline && !now.Before(g.deadline) {
+			r.touch(g)
+			r.advanceGroup(now, g)
+		}
+	}
+}
+
+// advanceGroup applies the passing of time to g.
+func (r *Receiver) advanceGroup(now time.Time, g *gstate) {
+	if g.removed {
+		return
+	}
+	if g.singleton {
+		r.expireUnordered(now, g)
+		if group.Passed(g.expiry, now) && len(g.pending) == 0 {
+			r.remove(g, group.RuleSingleton) // D17
+			return
+		}
+		r.pumpAll(now, g)
+		return
+	}
+	if g.ordered() {
+		r.expireOrdered(now, g)
+	} else {
+		r.expireUnordered(now, g)
+	}
+	r.advanceLifecycle(now, g)
+	if g.removed {
+		return
+	}
+	r.pumpAll(now, g)
+}
+
+// advanceLifecycle applies D20–D23 and removes g when its time has come.
+func (r *Receiver) advanceLifecycle(now time.Time, g *gstate) {
+	g.lc.Blocked = g.ordered() && g.buf.Len() > 0
+	if tr := g.lc.ReceiverAdvance(now); tr.Terminated {
+		r.event(Event{Kind: EventTerminated, Group: g.id, Rule: tr.Rule})
+		r.dirty(g)
+		// R51, R52: held messages of a terminated group are never delivered.
+		r.discardHeld(now, g, "receiver.group-terminated")
+	}
+	if at, ok := r.removeAt(g); ok && !now.Before(at) {
+		r.remove(g, g.lc.Rule)
+	}
+}
+
+// removeAt is when terminated g may be removed: its lifecycle's RemoveAt,
+// once nothing is pending, later by FaultRetention while it holds faults a
+// Response has not carried yet (D13).
+func (r *Receiver) removeAt(g *gstate) (time.Time, bool) {
+	if !g.lc.Terminated || len(g.pending) > 0 {
+		return time.Time{}, false
+	}
+	if g.unreported > 0 {
+		return g.lc.RemoveAt.Add(r.cfg.FaultRetention), true
+	}
+	return g.lc.RemoveAt, true
+}
+
+// expireUnordered discards pending messages whose ExpiryTime passed before
+// the consumer took them (D12).
+func (r *Receiver) expireUnordered(now time.Time, g *gstate) {
+	for _, n := range sortedKeys(g.pending) {
+		d := g.pending[n]
+		if !d.inFlight && group.Passed(d.expiry, now) {
+			delete(g.pending, n)
+			r.del(r.key(g, group.KindDelivery, n))
+			r.discard(now, g, n, d.expiry, faults.MessageExpired, "receiver.expired-awaiting-delivery")
+		}
+	}
+}
+
+// expireOrdered applies D14: once a held message, or a pending one waiting
+// its turn, has expired, the group cannot deliver in order past it. It is
+// terminated; held messages and pending ones from the first expired on are
+// discarded, each with MessageExpired (expired) or GroupAborted.
+func (r *Receiver) expireOrdered(now time.Time, g *gstate) {
+	cut, found := uint64(0), false
+	for k := g.nextTake; ; k++ {
+		d, ok := g.pending[k]
+		if !ok {
+			break
+		}
+		if !d.inFlight && group.Passed(d.expiry, now) {
+			cut, found = k, true
+			break
+		}
+		if k == ^uint64(0) {
+			break
+		}
+	}
+	heldExpired := g.buf.Len() > 0 && group.Passed(g.heldMin, now)
+	if !found && !heldExpired {
+		return
+	}
+	if !g.lc.Terminated {
+		g.lc.Terminate(now, group.RuleOrderAbort, group.PassDeadline(g.lc.MaxExpiry))
+		r.event(Event{Kind: EventTerminated, Group: g.id, Rule: group.RuleOrderAbort})
+		r.dirty(g)
+	}
+	if found {
+		for _, n := range sortedKeys(g.pending) {
+			if n < cut {
+				continue
+			}
+			d := g.pending[n]
+			delete(g.pending, n)
+			r.del(r.key(g, group.KindDelivery, n))
+			r.discard(now, g, n, d.expiry, expiryCode(d.expiry, now), "receiver.order-abort")
+		}
+	}
+	r.discardHeld(now, g, "receiver.order-abort")
+}
+
+// discardHeld empties g's ordering buffer, reporting each message (D14).
+func (r *Receiver) discardHeld(now time.Time, g *gstate, label string) {
+	if g.buf == nil || g.buf.Len() == 0 {
+		return
+	}
+	r.heldCount -= g.buf.Len()
+	r.heldBytes -= g.buf.Bytes()
+	for _, h := range g.buf.Drain(nil) {
+		r.del(r.key(g, group.KindHeld, h.Number))
+		r.discard(now, g, h.Number, h.Expiry, expiryCode(h.Expiry, now), label)
+	}
+}
+
+// remove deletes g's state: its ids are forgotten (D17, D20–D23, R59).
+func (r *Receiver) remove(g *gstate, rule group.Rule) {
+	r.rd.Persist = append(r.rd.Persist, group.Mutation{Op: group.OpDeleteGeneration, Key: r.key(g, group.KindMeta, 0)})
+	r.event(Event{Kind: EventRemoved, Group: g.id, Rule: rule})
+	r.dropState(g)
+}

@@ -1,0 +1,166 @@
+package receiver
+
+import (
+	"time"
+
+	"github.com/wsrkit/wsrkit/faults"
+	"github.com/wsrkit/wsrkit/rmp/group"
+)
+
+// Message is a reliable message as the parser read it (digest §2.2).
+type Message struct {
+	// GroupID is MessageId/@groupId; empty makes the request unidentifiable.
+	GroupID string
+	// HasNumber says SequenceNum is present; without it the message is a
+	// singleton (D1).
+	HasNumber bool
+	Number    uint64
+	Last      bool
+	// Expiry is ExpiryTime (D9); the zero Time means it was missing.
+	Expiry time.Time
+	// Timing holds SequenceNum's groupExpiryTime / groupMaxIdleDuration.
+	Timing  group.Timing
+	Flags   group.Flags
+	Pattern group.ReplyPattern
+	// ReplyTo is ReplyPattern/ReplyTo/BareURI, empty when absent.
+	ReplyTo string
+	// Payload is what the consumer gets. The Receiver keeps it: the caller
+	// must not modify it afterwards.
+	Payload []byte
+}
+
+// PollRequest is a wsrm:PollRequest (digest §2.4).
+type PollRequest struct {
+	Refs []PollRef
+	// ReplyTo, when set, sends the answer as a callback there (R80).
+	ReplyTo string
+}
+
+// PollRef is one RefToMessageIds: a group, and the ranges asked about; no
+// ranges asks about a singleton (or, for a sequenced group, about all of
+// it: A13).
+type PollRef struct {
+	GroupID string
+	Ranges  []group.Range
+}
+
+// DeliveryRef names one hand-off to the consumer.
+type DeliveryRef struct {
+	Group group.ID
+	// HasNumber is false for a singleton.
+	HasNumber bool
+	Number    uint64
+}
+
+// Delivery is a message handed to the consumer (R47).
+type Delivery struct {
+	Ref     DeliveryRef
+	Expiry  time.Time
+	Payload []byte
+	// Attempt counts hand-offs of this copy, 1 for the first.
+	Attempt int
+}
+
+// Reply is the content of one wsrm:Response header; it is never empty
+// (A14, R70). Entries are sorted by GroupID, singletons before sequences.
+type Reply struct {
+	Entries []ReplyEntry
+}
+
+// ReplyEntry is a NonSequenceReply (Sequence false) or a SequenceReplies.
+type ReplyEntry struct {
+	GroupID  string
+	Sequence bool
+	// Fault is the NonSequenceReply's fault; 0 is an ack.
+	Fault faults.Code
+	// Ranges of a SequenceReplies: sorted, disjoint; adjacent ranges carry
+	// different faults (R71).
+	Ranges []ReplyRange
+}
+
+// ReplyRange is a ReplyRange: From..To inclusive, Fault 0 for an ack.
+type ReplyRange struct {
+	From, To uint64
+	Fault    faults.Code
+}
+
+// CallbackRef names one callback POST for CallbackResult.
+type CallbackRef uint64
+
+// Callback is an RM-Reply to POST to URL (R74, R76, R80).
+type Callback struct {
+	ID    CallbackRef
+	URL   string
+	Reply Reply
+}
+
+// EventKind says what an Event reports.
+type EventKind uint8
+
+const (
+	// EventRefused: a message was not accepted; Code and Label say why.
+	EventRefused EventKind = iota + 1
+	// EventDuplicate: a copy of a recorded message (D18, D24).
+	EventDuplicate
+	// EventHeld: an out-of-order message entered the ordering buffer (R48).
+	EventHeld
+	// EventDiscarded: an accepted message will never be delivered; Code
+	// and Label say why (D12, D14).
+	EventDiscarded
+	// EventGeneration: a new generation of a GroupId opened (D24).
+	EventGeneration
+	// EventTerminated: a group terminated under Rule (D14, D20–D23).
+	EventTerminated
+	// EventRemoved: a group generation's state was removed under Rule.
+	EventRemoved
+	// EventCallbackDropped: callback entries stopped being retried (R75).
+	EventCallbackDropped
+	// EventIgnored: an input named something unknown; Label says what.
+	EventIgnored
+)
+
+var eventNames = [...]string{
+	EventRefused: "refused", EventDuplicate: "duplicate", EventHeld: "held",
+	EventDiscarded: "discarded", EventGeneration: "generation", EventTerminated: "terminated",
+	EventRemoved: "removed", EventCallbackDropped: "callback-dropped", EventIgnored: "ignored",
+}
+
+func (k EventKind) String() string {
+	if int(k) < len(eventNames) && eventNames[k] != "" {
+		return eventNames[k]
+	}
+	return "EventKind(?)"
+}
+
+// Event is something the conformance runner prints.
+type Event struct {
+	Kind      EventKind
+	Group     group.ID
+	HasNumber bool
+	Number    uint64
+	Rule      group.Rule
+	Code      faults.Code
+	Label     string
+}
+
+// Ready is the batch of effects of one input; see the package doc for the
+// order in which to apply it.
+type Ready struct {
+	// Persist is applied atomically and durably first.
+	Persist []group.Mutation
+	// Deliver is handed to the consumer in slice order.
+	Deliver []Delivery
+	// Reply is the RM-Reply for the HTTP response of this request, or nil.
+	Reply *Reply
+	// Response is the cached business response for a duplicate (D18, R45).
+	Response []byte
+	// Callbacks are RM-Replies to POST, one per URL, sorted by URL.
+	Callbacks []Callback
+	// PollAnswer answers a PollRequest in its HTTP response; nil when there
+	// is nothing to report (A14) or when the answer went to a callback.
+	PollAnswer *Reply
+	// SOAPFault is set when the request as a whole is refused (D7).
+	SOAPFault *faults.Fault
+	// Events report what happened, in order.
+	Events []Event
+}
