@@ -135,6 +135,7 @@ func (s *Sender) rebuild(g *groupState) {
 		s.hold(time.Time{}, m) // polls of a recovered Poll group go out at the first Tick
 		s.scheduleMessage(m)
 	}
+	g.life.Complete = len(g.pending) == 0
 	at, ok := g.removeAt, g.life.Terminated
 	if !ok {
 		at, ok = g.life.SenderDeadline()
