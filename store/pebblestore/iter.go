@@ -1,0 +1,142 @@
+package pebblestore
+
+import (
+	"iter"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/store"
+)
+
+// iterate runs body over a bounded pebble iterator, admitted like a call,
+// and yields body's error (or a fatal storage error) once at the end. The
+// iterator is always closed.
+func iterate[T any](s *Store, lo, hi []byte, yield func(T, error) bool, body func(it *pebble.Iterator) (bool, error)) {
+	var zero T
+	if err := s.enter(); err != nil {
+		yield(zero, err)
+		return
+	}
+	defer s.exit()
+	err := func() (err error) {
+		defer s.guard(&err)
+		it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+		if err != nil {
+			return err
+		}
+		more := false
+		defer func() {
+			// Close even when yield panics; its error counts only when
+			// the iteration ran to its end.
+			if cerr := it.Close(); err == nil && more {
+				err = cerr
+			}
+		}()
+		more, err = body(it)
+		return err
+	}()
+	if err != nil {
+		yield(zero, err)
+	}
+}
+
+// Scan implements store.Store.
+func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
+	return func(yield func(store.Record, error) bool) {
+		lo, hi, err := p.Bounds(s.lim)
+		if err != nil {
+			yield(store.Record{}, err)
+			return
+		}
+		iterate(s, lo, hi, yield, func(it *pebble.Iterator) (bool, error) {
+			for valid := it.First(); valid; valid = it.Next() {
+				if s.closing.Load() {
+					return true, store.ErrClosed
+				}
+				k, err := store.DecodeKey(it.Key())
+				if err != nil {
+					return true, err
+				}
+				v, err := it.ValueAndErr()
+				if err != nil {
+					return true, err
+				}
+				if !yield(store.Record{Key: k, Value: append([]byte{}, v...)}, nil) {
+					return false, nil
+				}
+			}
+			return true, it.Error()
+		})
+	}
+}
+
+// Generations implements store.Store. It visits one key per generation,
+// seeking past the rest: KindMeta is the smallest kind (zero is refused), so
+// a generation's meta record is its first key.
+func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
+	return func(yield func(group.ID, error) bool) {
+		lo, hi, err := store.RolePrefix(role).Bounds(s.lim)
+		if err != nil {
+			yield(group.ID{}, err)
+			return
+		}
+		iterate(s, lo, hi, yield, func(it *pebble.Iterator) (bool, error) {
+			var next []byte
+			for valid := it.First(); valid; valid = it.SeekGE(next) {
+				if s.closing.Load() {
+					return true, store.ErrClosed
+				}
+				k, err := store.DecodeKey(it.Key())
+				if err != nil {
+					return true, err
+				}
+				id := group.ID{GroupID: k.GroupID, Generation: k.Generation}
+				if k.Kind == group.KindMeta && !yield(id, nil) {
+					return false, nil
+				}
+				next = store.PrefixEnd(store.AppendGenerationPrefix(next[:0], role, id))
+			}
+			return true, it.Error()
+		})
+	}
+}
+
+// DueBefore implements store.Store.
+func (s *Store) DueBefore(upTo time.Time) iter.Seq2[store.Deadline, error] {
+	return func(yield func(store.Deadline, error) bool) {
+		lo, hi, ok := store.DeadlineBounds(upTo)
+		if !ok {
+			if err := s.enter(); err != nil {
+				yield(store.Deadline{}, err)
+				return
+			}
+			s.exit()
+			return
+		}
+		iterate(s, lo, hi, yield, func(it *pebble.Iterator) (bool, error) {
+			for valid := it.First(); valid; valid = it.Next() {
+				if s.closing.Load() {
+					return true, store.ErrClosed
+				}
+				d, err := store.DecodeDeadlineKey(it.Key())
+				if err != nil {
+					return true, err
+				}
+				if !yield(d, nil) {
+					return false, nil
+				}
+			}
+			return true, it.Error()
+		})
+	}
+}
+
+// NextDeadline implements store.Store.
+func (s *Store) NextDeadline() (time.Time, bool, error) {
+	for d, err := range s.DueBefore(store.MaxInstant) {
+		return d.At, err == nil, err
+	}
+	return time.Time{}, false, nil
+}

@@ -1,0 +1,285 @@
+// Package pebblestore is the durable store.Store, on cockroachdb/pebble v2:
+// one synced pebble batch per Apply, so concurrent Apply calls share WAL
+// syncs (group commit), and the key layout of package store. It is the only
+// wsrkit package that imports pebble.
+//
+// Pebble treats some I/O errors as fatal and reports them through
+// Logger.Fatalf instead of returning them. This package installs a logger
+// whose Fatalf records the error and panics; every call of the store
+// recovers that panic and returns the error (wrapping store.ErrFailed), and
+// every later call returns it too: the store stops, with nothing half
+// applied, and must be reopened (recovery replays the synced WAL). A Fatalf
+// raised on one of pebble's background goroutines (flush, compaction)
+// cannot be recovered there and ends the process; that is the right end for
+// a store that can no longer promise durability (restart and recover).
+package pebblestore
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/store"
+	"github.com/wsrkit/wsrkit/store/internal/kvplan"
+)
+
+// Options configure Open.
+type Options struct {
+	// Dir is the database directory; created when missing.
+	Dir string
+	// FS is the filesystem (vfs.NewMem, vfs.NewCrashableMem, errorfs in
+	// tests); nil means the operating system's.
+	FS vfs.FS
+	// CacheSize is the block cache size in bytes; 0 means pebble's default
+	// (8 MiB).
+	CacheSize int64
+	// MemTableSize is the memtable size in bytes; 0 means pebble's default
+	// (4 MiB).
+	MemTableSize uint64
+	// Limits bound batches and keys; zero fields take their defaults.
+	Limits store.Limits
+	// Logger receives pebble's informational and error lines; nil drops the
+	// informational ones and sends errors to the standard log package.
+	Logger Logger
+	// Tune, when set, may adjust pebble's options just before opening
+	// (benchmarks, experiments). The store's Logger and FormatMajorVersion
+	// settings are applied after it.
+	Tune func(*pebble.Options)
+}
+
+// Logger receives pebble's non-fatal log lines.
+type Logger interface {
+	Infof(format string, args ...any)
+	Errorf(format string, args ...any)
+}
+
+// Store is a store.Store on pebble, safe for concurrent use.
+type Store struct {
+	db    *pebble.DB
+	lim   store.Limits
+	fatal *fatalState
+	// locks serialise the batches that read and replace the same
+	// generation's deadline; other batches commit concurrently.
+	locks kvplan.KeyLocks
+
+	mu   sync.Mutex
+	cond sync.Cond
+	// closed: Close was called; inflight counts calls and iterations in
+	// progress, which Close waits for.
+	closed   bool
+	inflight int
+	closing  atomic.Bool
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open opens (creating it when missing) the store in opts.Dir.
+func Open(opts Options) (s *Store, err error) {
+	fatal := &fatalState{}
+	po := &pebble.Options{
+		FS:           opts.FS,
+		CacheSize:    opts.CacheSize,
+		MemTableSize: opts.MemTableSize,
+	}
+	if opts.Tune != nil {
+		opts.Tune(po)
+	}
+	po.Logger = &fatalLogger{Logger: opts.Logger, state: fatal}
+	// FormatNewest on creation (peers.md D.2); an existing store keeps its
+	// format, pebble upgrades one-way only.
+	po.FormatMajorVersion = pebble.FormatNewest
+	defer func() {
+		if e := recoverFatal(recover(), fatal); e != nil {
+			s, err = nil, e
+		}
+	}()
+	db, err := pebble.Open(opts.Dir, po)
+	if err != nil {
+		return nil, fmt.Errorf("pebblestore: open %s: %w", opts.Dir, err)
+	}
+	s = &Store{db: db, lim: opts.Limits, fatal: fatal}
+	s.cond.L = &s.mu
+	return s, nil
+}
+
+// DB returns the underlying pebble database, for metrics (Metrics) and
+// tests. Writing to it directly bypasses the store's invariants.
+func (s *Store) DB() *pebble.DB { return s.db }
+
+// enter admits a call unless the store is closed or failed.
+func (s *Store) enter() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return store.ErrClosed
+	}
+	if err := s.fatal.get(); err != nil {
+		return err
+	}
+	s.inflight++
+	return nil
+}
+
+func (s *Store) exit() {
+	s.mu.Lock()
+	s.inflight--
+	if s.inflight == 0 {
+		s.cond.Broadcast()
+	}
+	s.mu.Unlock()
+}
+
+// guard turns a fatal pebble panic into the call's error; deferred by every
+// call that enters pebble.
+func (s *Store) guard(err *error) {
+	if e := recoverFatal(recover(), s.fatal); e != nil {
+		*err = e
+	}
+}
+
+// Apply implements store.Store: one pebble batch, committed with Sync.
+func (s *Store) Apply(batch []group.Mutation) (err error) {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.exit()
+	defer s.guard(&err)
+	if len(batch) == 0 {
+		return nil
+	}
+	keys := kvplan.LockKeys(batch)
+	s.locks.Lock(keys)
+	defer s.locks.Unlock(keys)
+	b := s.db.NewBatch()
+	defer b.Close()
+	if err := kvplan.Translate(batch, s.lim, s.read, batchWriter{b}); err != nil {
+		return err
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
+		return fmt.Errorf("pebblestore: commit: %w", err)
+	}
+	return nil
+}
+
+// read returns a copy of the value under an engine key.
+func (s *Store) read(key []byte) ([]byte, bool, error) {
+	v, closer, err := s.db.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("pebblestore: get: %w", err)
+	}
+	out := append([]byte{}, v...)
+	return out, true, closer.Close()
+}
+
+type batchWriter struct{ b *pebble.Batch }
+
+func (w batchWriter) Set(k, v []byte) error           { return w.b.Set(k, v, nil) }
+func (w batchWriter) Delete(k []byte) error           { return w.b.Delete(k, nil) }
+func (w batchWriter) DeleteRange(lo, hi []byte) error { return w.b.DeleteRange(lo, hi, nil) }
+
+// Get implements store.Store.
+func (s *Store) Get(k group.Key) (v []byte, ok bool, err error) {
+	if err := s.lim.CheckKey(k); err != nil {
+		return nil, false, err
+	}
+	if err := s.enter(); err != nil {
+		return nil, false, err
+	}
+	defer s.exit()
+	defer s.guard(&err)
+	return s.read(store.EncodeKey(k))
+}
+
+// Close implements store.Store. It waits for calls and iterations in
+// progress; an iteration sees the store closing at its next step and ends
+// with store.ErrClosed.
+func (s *Store) Close() (err error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return store.ErrClosed
+	}
+	s.closed = true
+	s.closing.Store(true)
+	for s.inflight > 0 {
+		s.cond.Wait()
+	}
+	s.mu.Unlock()
+	defer s.guard(&err)
+	err = s.db.Close()
+	if f := s.fatal.get(); f != nil {
+		return errors.Join(f, err)
+	}
+	if err != nil {
+		return fmt.Errorf("pebblestore: close: %w", err)
+	}
+	return nil
+}
+
+// fatalState holds the first fatal error pebble reported.
+type fatalState struct{ err atomic.Pointer[error] }
+
+func (f *fatalState) get() error {
+	if p := f.err.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// set records err unless an earlier fatal error is recorded, and returns
+// the recorded one.
+func (f *fatalState) set(err error) error {
+	f.err.CompareAndSwap(nil, &err)
+	return f.get()
+}
+
+// fatalPanic is the panic value of fatalLogger.Fatalf.
+type fatalPanic struct{ err error }
+
+// fatalLogger forwards pebble's log lines and turns Fatalf into a recorded
+// error and a panic that the store's calls recover.
+type fatalLogger struct {
+	Logger Logger // nil: drop Infof, Errorf to the standard log
+	state  *fatalState
+}
+
+func (l *fatalLogger) Infof(format string, args ...any) {
+	if l.Logger != nil {
+		l.Logger.Infof(format, args...)
+	}
+}
+
+func (l *fatalLogger) Errorf(format string, args ...any) {
+	if l.Logger != nil {
+		l.Logger.Errorf(format, args...)
+		return
+	}
+	log.Printf("pebblestore: "+format, args...)
+}
+
+func (l *fatalLogger) Fatalf(format string, args ...any) {
+	err := l.state.set(fmt.Errorf("%w: pebble: %s", store.ErrFailed, fmt.Sprintf(format, args...)))
+	panic(fatalPanic{err})
+}
+
+// recoverFatal returns the error of a fatalPanic r, nil for a nil r, and
+// re-panics anything else (a bug, not a storage failure).
+func recoverFatal(r any, f *fatalState) error {
+	switch r := r.(type) {
+	case nil:
+		return nil
+	case fatalPanic:
+		return f.set(r.err)
+	default:
+		panic(r)
+	}
+}
