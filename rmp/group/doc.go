@@ -7,4 +7,22 @@
 //
 // It imports only the standard library and never reads a clock: every
 // instant comes in as an argument.
+//
+// # Stored formats
+//
+// A SeqSet encodes (SeqSet.AppendBinary, DecodeSeqSet) as a version byte
+// (1), a uvarint range count, then per range a uvarint gap and a uvarint
+// span: span = To-From; gap = From for the first range and From-prevTo-2
+// after it (ranges never touch). One run of a KindReceived record, keyed by
+// the run's first number, encodes (AppendRun, DecodeRun) as a version byte
+// (1), uvarint From, uvarint To-From. Varints are minimal, so each value has
+// one encoding; decoders check lengths before allocating and return an error
+// wrapping ErrCorrupt (or ErrTooManyRanges past the set's limit) for any
+// other input.
+//
+// # Invariant checks
+//
+// Built with -tags invariants, every SeqSet mutation re-checks the set's
+// normalisation (sorted, disjoint, non-adjacent ranges) and panics when it
+// is broken.
 package group

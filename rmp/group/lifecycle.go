@@ -63,13 +63,21 @@ func (r Rule) String() string {
 // and when its state may be removed. The same type serves the receiving and
 // the sending side; the Receiver* and Sender* methods apply each side's
 // rules of D20–D23.
+//
+// Protocol: on every input at now, call Advance(now) first (a deadline may
+// have passed before the input), then Observe the message, update Last,
+// Complete, Blocked and HeldExpiry, and call Advance(now) again; set the
+// driver's timer to Deadline(). Termination fires for the earliest due rule
+// ("first to fire wins", D25), so the result does not depend on how late
+// Advance is called.
 type Lifecycle struct {
 	Timing  Timing
 	Ordered bool
 	// LastActivity is the last message received (receiver) or sent,
 	// retries included (sender) (D21, R35).
 	LastActivity time.Time
-	// MaxExpiry is the maximum ExpiryTime received or sent in the group.
+	// MaxExpiry is the maximum ExpiryTime received or sent in the group; the
+	// zero Time means none seen.
 	MaxExpiry time.Time
 	// Last is the number of the message with last="true"; valid when HasLast.
 	Last    uint64
@@ -80,12 +88,18 @@ type Lifecycle struct {
 	// Blocked: receiver only — an ordered group holding out-of-order
 	// messages; t2 does not end it, D14 does (D21).
 	Blocked bool
+	// HeldExpiry: receiver only — the earliest ExpiryTime among the held
+	// messages of a Blocked group (OrderBuffer.EarliestExpiry); once it has
+	// passed the group is aborted under RuleOrderAbort (D14). The zero Time
+	// means none.
+	HeldExpiry time.Time
 
 	// Terminated is set once the group expects no new message.
 	Terminated   bool
 	TerminatedAt time.Time
 	Rule         Rule
-	// RemoveAt is when the terminated group's state may be removed.
+	// RemoveAt is when the terminated group's state may be removed; never
+	// before TerminatedAt.
 	RemoveAt time.Time
 }
 
@@ -110,8 +124,10 @@ func (l *Lifecycle) Observe(now, expiry time.Time) {
 	}
 }
 
-// Terminate ends the group at now under rule, removable at removeAt. It
-// does nothing when the group is already terminated.
+// Terminate ends the group at now under rule, removable at removeAt (now if
+// removeAt is earlier). It does nothing when the group is already
+// terminated. State machines call it for the rules they detect themselves:
+// RuleOrderAbort, RuleSenderAbort (D16), RuleDeleted.
 func (l *Lifecycle) Terminate(now time.Time, rule Rule, removeAt time.Time) {
 	if l.Terminated {
 		return
@@ -122,53 +138,57 @@ func (l *Lifecycle) Terminate(now time.Time, rule Rule, removeAt time.Time) {
 	l.Terminated, l.TerminatedAt, l.Rule, l.RemoveAt = true, now, rule, removeAt
 }
 
-// idleDeadline is the first instant at which groupMaxIdleDuration has passed.
-func (l *Lifecycle) idleDeadline() time.Time {
+// IdleDeadline is the first instant at which groupMaxIdleDuration has passed
+// since LastActivity: the idle time must exceed the duration (D21).
+func (l *Lifecycle) IdleDeadline() time.Time {
 	return PassDeadline(l.Timing.MaxIdle.AddTo(l.LastActivity))
 }
 
-// maxExpiryRemoval is the first instant after every ExpiryTime of the group:
+// MaxExpiryRemoval is the first instant after every ExpiryTime of the group:
 // from then on no copy of its messages can be accepted (D11), so duplicate
-// records are no longer needed (D17, R59).
-func (l *Lifecycle) maxExpiryRemoval() time.Time { return PassDeadline(l.MaxExpiry) }
-
-// ReceiverAdvance applies the receiving side of D20–D23 at now.
-func (l *Lifecycle) ReceiverAdvance(now time.Time) Transition {
-	if l.Terminated {
-		return Transition{Removable: !now.Before(l.RemoveAt), Rule: l.Rule}
+// records are no longer needed (D17, R59). It is the zero Time when no
+// ExpiryTime was seen.
+func (l *Lifecycle) MaxExpiryRemoval() time.Time {
+	if l.MaxExpiry.IsZero() {
+		return time.Time{}
 	}
-	t := l.Timing
-	switch {
-	case l.HasLast && l.Complete && !t.None():
-		// D22 t3.1: remove per t1 (at groupExpiryTime) or t2 (at max expiry).
-		remove := l.maxExpiryRemoval()
-		if t.HasExpiry() {
-			remove = PassDeadline(t.Expiry)
-		}
-		l.Terminate(now, RuleT31, remove)
-	case l.HasLast && l.Complete:
-		// D23 t4.1: remove at max expiry.
-		l.Terminate(now, RuleT41, l.maxExpiryRemoval())
-	case t.HasExpiry() && Passed(t.Expiry, now):
-		// D20 t1 (t3.2 when last was seen): remove as soon as possible.
-		l.Terminate(now, l.withLast(RuleT1), now)
-	case t.HasMaxIdle && !l.Blocked && !now.Before(l.idleDeadline()):
-		// D21 t2 (t3.2 when last was seen); an out-of-order ordered group is
-		// left to D14. Keep state until max expiry.
-		l.Terminate(now, l.withLast(RuleT2), l.maxExpiryRemoval())
-	case t.None() && !l.MaxExpiry.IsZero() && Passed(l.MaxExpiry, now):
-		// D23 t4.2 / R58 t0: the max ExpiryTime is the effective expiry.
-		rule := RuleT0
-		if l.HasLast {
-			rule = RuleT42
-		}
-		l.Terminate(now, rule, now)
-	default:
-		return Transition{}
-	}
-	return Transition{Terminated: true, Removable: !now.Before(l.RemoveAt), Rule: l.Rule}
+	return PassDeadline(l.MaxExpiry)
 }
 
+// event is one termination rule that is due at an instant.
+type event struct {
+	at   time.Time
+	rule Rule
+	// remove is the removal instant (raised to the termination instant by
+	// Terminate).
+	remove time.Time
+}
+
+// events keeps the earliest event offered; ties go to the first offered.
+type events struct {
+	e  event
+	ok bool
+}
+
+func (es *events) offer(e event) {
+	if !es.ok || e.at.Before(es.e.at) {
+		es.e, es.ok = e, true
+	}
+}
+
+// completion reports the t3.1/t4.1 event of a group that is complete and
+// whose last number is known: due at once (D22, D23).
+func (l *Lifecycle) completion() (Rule, bool) {
+	if !l.HasLast || !l.Complete {
+		return RuleNone, false
+	}
+	if l.Timing.None() {
+		return RuleT41, true
+	}
+	return RuleT31, true
+}
+
+// withLast labels a t1/t2 termination t3.2 when last was seen (D22).
 func (l *Lifecycle) withLast(r Rule) Rule {
 	if l.HasLast {
 		return RuleT32
@@ -176,87 +196,141 @@ func (l *Lifecycle) withLast(r Rule) Rule {
 	return r
 }
 
-// ReceiverDeadline returns the next instant at which ReceiverAdvance changes
-// something, and false when nothing is pending.
-func (l *Lifecycle) ReceiverDeadline() (time.Time, bool) {
-	if l.Terminated {
-		return l.RemoveAt, true
+// laterOf returns the later of two instants.
+func laterOf(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
 	}
-	if l.HasLast && l.Complete {
-		return l.LastActivity, true // due at once
-	}
-	var d deadline
+	return b
+}
+
+// receiverNext returns the receiving side's next termination event. A due
+// completion (t3.1/t4.1) comes first; otherwise the earliest of t1, t2, D14
+// and t0/t4.2, ties in that order.
+func (l *Lifecycle) receiverNext() (event, bool) {
 	t := l.Timing
+	if rule, ok := l.completion(); ok {
+		// D22 t3.1: remove per t1 (groupExpiryTime passed) or t2 (max
+		// expiry passed); with both, the earlier (D25). D23 t4.1: per t2.
+		// Never before max expiry (R59).
+		remove := l.MaxExpiryRemoval()
+		if t.HasExpiry() && !t.HasMaxIdle {
+			remove = laterOf(PassDeadline(t.Expiry), remove)
+		}
+		return event{at: l.LastActivity, rule: rule, remove: remove}, true
+	}
+	var es events
 	if t.HasExpiry() {
-		d.offer(PassDeadline(t.Expiry))
+		// D20 t1: remove as soon as possible; a late duplicate cannot be
+		// accepted once max expiry passed (R62 keeps it ≤ groupExpiryTime),
+		// so the removal instant is raised to it only if R62 was bypassed.
+		at := PassDeadline(t.Expiry)
+		es.offer(event{at: at, rule: l.withLast(RuleT1), remove: l.MaxExpiryRemoval()})
 	}
 	if t.HasMaxIdle && !l.Blocked {
-		d.offer(l.idleDeadline())
+		// D21 t2: not for an ordered group that is out of order (D14 governs
+		// it); keep the state until max expiry for duplicate checks.
+		es.offer(event{at: l.IdleDeadline(), rule: l.withLast(RuleT2), remove: l.MaxExpiryRemoval()})
+	}
+	if l.Blocked && !l.HeldExpiry.IsZero() {
+		// D14: the earliest held ExpiryTime passed; terminating is not
+		// removing (solution b, Rel 57 note): keep state until max expiry.
+		es.offer(event{at: PassDeadline(l.HeldExpiry), rule: RuleOrderAbort, remove: l.MaxExpiryRemoval()})
 	}
 	if t.None() && !l.MaxExpiry.IsZero() {
-		d.offer(l.maxExpiryRemoval())
+		// D23 t4.2 / R58 t0: max ExpiryTime is the effective expiry; the
+		// state goes with it.
+		rule := RuleT0
+		if l.HasLast {
+			rule = RuleT42
+		}
+		es.offer(event{at: l.MaxExpiryRemoval(), rule: rule})
 	}
-	return d.at, d.ok
+	return es.e, es.ok
+}
+
+// ReceiverAdvance applies the receiving side of D20–D23 and D14 at now.
+func (l *Lifecycle) ReceiverAdvance(now time.Time) Transition {
+	return l.advance(now, l.receiverNext)
+}
+
+// ReceiverDeadline returns the next instant at which ReceiverAdvance changes
+// something (it may already have passed), and false when nothing is pending.
+func (l *Lifecycle) ReceiverDeadline() (time.Time, bool) {
+	return l.deadline(l.receiverNext)
+}
+
+// senderNext returns the sending side's next termination event; every
+// sender termination removes the state at once (D20–D23 sender side).
+func (l *Lifecycle) senderNext() (event, bool) {
+	t := l.Timing
+	if rule, ok := l.completion(); ok {
+		// D22 t3.1 / D23 t4.1 (sender: "see t3.1"): last sent and nothing
+		// pending.
+		return event{at: l.LastActivity, rule: rule}, true
+	}
+	var es events
+	if t.HasExpiry() {
+		es.offer(event{at: PassDeadline(t.Expiry), rule: l.withLast(RuleT1)}) // D20
+	}
+	if t.HasMaxIdle {
+		// D21, idle measured from the last send, retries included (R35).
+		es.offer(event{at: l.IdleDeadline(), rule: l.withLast(RuleT2)})
+	}
+	if t.None() && !l.HasLast && l.Complete && !l.MaxExpiry.IsZero() {
+		// t0: no timing, no last, nothing pending, and every message
+		// expired: the receiver forgets the group then (R58), so the sender
+		// must not extend it either. With last sent, pending messages end
+		// by expiry (D10) and the group then completes (t4.1).
+		es.offer(event{at: l.MaxExpiryRemoval(), rule: RuleT0})
+	}
+	return es.e, es.ok
 }
 
 // SenderAdvance applies the sending side of D20–D23 at now. A sending group
 // is removed as soon as it terminates.
 func (l *Lifecycle) SenderAdvance(now time.Time) Transition {
-	if l.Terminated {
-		return Transition{Removable: !now.Before(l.RemoveAt), Rule: l.Rule}
-	}
-	t := l.Timing
-	switch {
-	case t.HasExpiry() && Passed(t.Expiry, now):
-		l.Terminate(now, RuleT1, now) // D20
-	case t.HasMaxIdle && !now.Before(l.idleDeadline()):
-		l.Terminate(now, RuleT2, now) // D21, measured from the last send (R35)
-	case l.HasLast && l.Complete && !t.None():
-		l.Terminate(now, RuleT31, now) // D22
-	case l.HasLast && l.Complete:
-		l.Terminate(now, RuleT41, now) // D23
-	case t.None() && l.Complete && !l.MaxExpiry.IsZero() && Passed(l.MaxExpiry, now):
-		// No timing, no last, nothing pending, and every message expired:
-		// the receiver is about to forget the group (R58), so the sender
-		// must not extend it either.
-		l.Terminate(now, RuleT0, now)
-	default:
-		return Transition{}
-	}
-	return Transition{Terminated: true, Removable: true, Rule: l.Rule}
+	return l.advance(now, l.senderNext)
 }
 
 // SenderDeadline returns the next instant at which SenderAdvance changes
-// something, and false when nothing is pending.
+// something (it may already have passed), and false when nothing is pending.
 func (l *Lifecycle) SenderDeadline() (time.Time, bool) {
+	return l.deadline(l.senderNext)
+}
+
+func (l *Lifecycle) advance(now time.Time, next func() (event, bool)) Transition {
+	if l.Terminated {
+		return Transition{Removable: !now.Before(l.RemoveAt), Rule: l.Rule}
+	}
+	e, ok := next()
+	if !ok || now.Before(e.at) {
+		return Transition{}
+	}
+	l.Terminate(now, e.rule, e.remove)
+	return Transition{Terminated: true, Removable: !now.Before(l.RemoveAt), Rule: l.Rule}
+}
+
+func (l *Lifecycle) deadline(next func() (event, bool)) (time.Time, bool) {
 	if l.Terminated {
 		return l.RemoveAt, true
 	}
-	if l.HasLast && l.Complete {
-		return l.LastActivity, true
-	}
-	var d deadline
-	t := l.Timing
-	if t.HasExpiry() {
-		d.offer(PassDeadline(t.Expiry))
-	}
-	if t.HasMaxIdle {
-		d.offer(l.idleDeadline())
-	}
-	if t.None() && l.Complete && !l.MaxExpiry.IsZero() {
-		d.offer(l.maxExpiryRemoval())
-	}
-	return d.at, d.ok
+	e, ok := next()
+	return e.at, ok
 }
 
-// deadline keeps the earliest of the instants offered to it.
-type deadline struct {
-	at time.Time
-	ok bool
+// Singleton returns the receiving side's lifecycle of a singleton (a message
+// without SequenceNum, D1) received at now with the given ExpiryTime: it is
+// terminated at once (no other message can join it) under RuleSingleton,
+// and its id is kept for duplicate checks until its ExpiryTime has passed
+// (D17, R59).
+func Singleton(now, expiry time.Time) Lifecycle {
+	l := Lifecycle{HasLast: true, Complete: true}
+	l.Observe(now, expiry)
+	l.Terminate(now, RuleSingleton, SingletonRemoveAt(expiry))
+	return l
 }
 
-func (d *deadline) offer(t time.Time) {
-	if !d.ok || t.Before(d.at) {
-		d.at, d.ok = t, true
-	}
-}
+// SingletonRemoveAt returns when a singleton's id may be forgotten: the first
+// instant after its ExpiryTime (D17).
+func SingletonRemoveAt(expiry time.Time) time.Time { return PassDeadline(expiry) }

@@ -25,8 +25,14 @@ type OrderBuffer[T any] struct {
 	// exhausted is set once MaxUint64 was delivered: nothing comes next (D2).
 	exhausted bool
 	// held is sorted by Number, without duplicates; every Number > next.
-	held  []Held[T]
+	held []Held[T]
+	// bytes is the sum of held[i].Bytes.
 	bytes int
+	// minExpiry is the earliest held[i].Expiry when minValid; removals of
+	// that entry clear minValid and EarliestExpiry recomputes it (D14 asks
+	// for it after every input, removals are rarer).
+	minExpiry time.Time
+	minValid  bool
 }
 
 // NewOrderBuffer returns an empty buffer whose next number is next.
@@ -55,9 +61,11 @@ func (b *OrderBuffer[T]) search(n uint64) int {
 }
 
 // Push holds h. It returns false, leaving the buffer unchanged, when h's
-// number is the next one (deliver it instead), below it, or already held.
+// number is the next one (deliver it instead), below it, or already held, or
+// when h.Bytes is negative. Bounds (D15) are the caller's: check Len and
+// Bytes before pushing.
 func (b *OrderBuffer[T]) Push(h Held[T]) bool {
-	if b.exhausted || h.Number <= b.next {
+	if b.exhausted || h.Number <= b.next || h.Bytes < 0 {
 		return false
 	}
 	i := b.search(h.Number)
@@ -68,7 +76,20 @@ func (b *OrderBuffer[T]) Push(h Held[T]) bool {
 	copy(b.held[i+1:], b.held[i:])
 	b.held[i] = h
 	b.bytes += h.Bytes
+	if len(b.held) == 1 {
+		b.minExpiry, b.minValid = h.Expiry, true
+	} else if b.minValid && h.Expiry.Before(b.minExpiry) {
+		b.minExpiry = h.Expiry
+	}
 	return true
+}
+
+// forget notes that h left the buffer.
+func (b *OrderBuffer[T]) forget(h *Held[T]) {
+	b.bytes -= h.Bytes
+	if b.minValid && !h.Expiry.After(b.minExpiry) {
+		b.minValid = false
+	}
 }
 
 // Advance records that the next number was delivered directly, without
@@ -90,24 +111,35 @@ func (b *OrderBuffer[T]) PopReady(dst []Held[T]) []Held[T] {
 	k := 0
 	for k < len(b.held) && !b.exhausted && b.held[k].Number == b.next {
 		dst = append(dst, b.held[k])
-		b.bytes -= b.held[k].Bytes
+		b.forget(&b.held[k])
 		b.Advance()
 		k++
 	}
 	if k > 0 {
-		b.held = append(b.held[:0], b.held[k:]...)
+		n := copy(b.held, b.held[k:])
+		clear(b.held[n:]) // drop references to delivered items
+		b.held = b.held[:n]
 	}
 	return dst
 }
 
 // EarliestExpiry returns the earliest ExpiryTime among held messages: once it
 // passes, the group can no longer deliver in order (D14).
+// It is constant time except after the entry holding the minimum left.
 func (b *OrderBuffer[T]) EarliestExpiry() (time.Time, bool) {
-	var d deadline
-	for i := range b.held {
-		d.offer(b.held[i].Expiry)
+	if len(b.held) == 0 {
+		return time.Time{}, false
 	}
-	return d.at, d.ok
+	if !b.minValid {
+		b.minExpiry = b.held[0].Expiry
+		for i := range b.held {
+			if b.held[i].Expiry.Before(b.minExpiry) {
+				b.minExpiry = b.held[i].Expiry
+			}
+		}
+		b.minValid = true
+	}
+	return b.minExpiry, true
 }
 
 // RemoveExpired removes and appends to dst every held message whose
@@ -117,7 +149,7 @@ func (b *OrderBuffer[T]) RemoveExpired(now time.Time, dst []Held[T]) []Held[T] {
 	for _, h := range b.held {
 		if Passed(h.Expiry, now) {
 			dst = append(dst, h)
-			b.bytes -= h.Bytes
+			b.forget(&h)
 		} else {
 			kept = append(kept, h)
 		}
@@ -133,6 +165,7 @@ func (b *OrderBuffer[T]) Drain(dst []Held[T]) []Held[T] {
 	clear(b.held)
 	b.held = b.held[:0]
 	b.bytes = 0
+	b.minValid = false
 	return dst
 }
 
