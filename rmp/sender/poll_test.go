@@ -1,0 +1,122 @@
+package sender
+
+import (
+	"testing"
+	"time"
+
+	"github.com/wsrkit/wsrkit/faults"
+	"github.com/wsrkit/wsrkit/rmp/group"
+)
+
+func pollSub(key, to string, flags group.Flags) Submission {
+	return Submission{GroupKey: key, To: to, Flags: flags, Pattern: group.ReplyPoll, Expiry: t0.Add(time.Hour)}
+}
+
+// R32, R33: every PollInterval a PollRequest per destination batches its
+// Poll-pattern groups in id order: sequenced groups with the ranges of
+// their unacknowledged numbers, singletons without ranges. Acked messages
+// drop out; a destination with nothing unacked is not polled.
+func TestPollBatching_R32_R33(t *testing.T) {
+	cfg := testConfig()
+	cfg.Retry = RetryPolicy{Interval: time.Minute, Backoff: 1, MaxInterval: time.Minute, MaxRetries: 3}
+	h := newHarness(t, cfg)
+	a := h.submit(pollSub("a", "d1", ackReq)).GroupID
+	h.submit(pollSub("a", "d1", ackReq))
+	h.submit(pollSub("a", "d1", ackReq))
+	s := h.submit(pollSub("", "d1", ackReq)).GroupID
+	b := h.submit(pollSub("b", "d2", ackReq)).GroupID
+	h.submit(Submission{GroupKey: "r", To: "d1", Flags: ackReq}) // Response pattern: never polled
+	h.reply(ack(a, 1, 1))
+	h.run(5 * time.Second)
+	eq(t, h.polls, []Poll{
+		{ID: 0, To: "d1", Refs: []PollRef{{GroupID: a, Ranges: []group.Range{{From: 0, To: 0}, {From: 2, To: 2}}}, {GroupID: s}}},
+		{ID: 1, To: "d2", Refs: []PollRef{{GroupID: b, Ranges: []group.Range{{From: 0, To: 0}}}}},
+	}, "polls at 5 s")
+	h.reply(ack(a, 0, 2), ReplyEntry{GroupID: s})
+	h.step()
+	h.apply(h.s.PollResult(h.now, 0, true))
+	h.run(10 * time.Second)
+	eq(t, h.polls[2:], []Poll{{ID: 2, To: "d2", Refs: []PollRef{{GroupID: b, Ranges: []group.Range{{From: 0, To: 0}}}}}}, "d1 has nothing left to poll")
+	h.reply(ack(b, 0, 0))
+	h.run(time.Minute)
+	eq(t, len(h.polls), 3, "no poll without unacked Poll messages")
+}
+
+// Limits.MaxPollRefs splits a destination's poll into several.
+func TestPollSplit(t *testing.T) {
+	cfg := testConfig()
+	cfg.Limits.MaxPollRefs = 2
+	cfg.PollInterval = time.Second / 2
+	h := newHarness(t, cfg)
+	for _, k := range []string{"a", "b", "c"} {
+		h.submit(pollSub(k, "d", ackReq))
+	}
+	h.at(time.Second / 2)
+	eq(t, len(h.polls), 2, "two polls")
+	eq(t, [2]int{len(h.polls[0].Refs), len(h.polls[1].Refs)}, [2]int{2, 1}, "refs per poll")
+}
+
+// D16 "with Poll, after a failed poll": once its retries are exhausted a
+// Poll-pattern message is polled at once; if that poll fails (or answers
+// without its ack) the message fails RetriesExhausted and, in an ordered
+// group, the group is aborted. An ack in the poll answer saves it.
+func TestPollFailureAfterRetries_D16(t *testing.T) {
+	cfg := testConfig()
+	cfg.PollInterval = time.Hour
+	h := newHarness(t, cfg)
+	g := h.submit(pollSub("o", "d", ordered)).GroupID
+	h.submit(pollSub("o", "d", ordered))
+	s := h.submit(pollSub("", "d", ackReq)).GroupID
+	h.run(11 * time.Second) // resends at 1, 3, 7; retries exhausted at 11 s
+	eq(t, len(h.outcomes), 0, "no failure before the final poll")
+	eq(t, len(h.polls), 1, "final poll at once")
+	eq(t, h.polls[0].Refs[0], PollRef{GroupID: g, Ranges: []group.Range{{From: 0, To: 1}}}, "poll refs")
+	h.reply(ReplyEntry{GroupID: s}) // the answer acknowledges the singleton
+	h.step()
+	h.apply(h.s.PollResult(h.now, h.polls[0].ID, false))
+	eq(t, h.outcomesOf(s), []outcomeLine{{0, Acknowledged, 0, ""}}, "acked by the answer")
+	eq(t, h.outcomesOf(g), []outcomeLine{{0, Failed, ReasonRetriesExhausted, ""}, {1, Failed, ReasonGroupAborted, ""}}, "the first keeps its reason, the rest are aborted")
+	eq(t, h.events[0].Rule, group.RuleSenderAbort, "ordered group aborted (D16)")
+	// Unknown poll ids are ignored.
+	eq(t, h.s.PollResult(h.now, 99, false).Empty(), true, "unknown poll")
+}
+
+// R26 during the final poll: a retryable fault resumes resending.
+func TestPollRetryableFaultResumes_R26(t *testing.T) {
+	cfg := testConfig()
+	cfg.PollInterval = time.Hour
+	h := newHarness(t, cfg)
+	s := h.submit(Submission{To: "d", Flags: ackReq, Pattern: group.ReplyPoll, Expiry: t0.Add(20 * time.Second)}).GroupID
+	h.run(11 * time.Second)
+	h.reply(ReplyEntry{GroupID: s, Fault: faults.MessageProcessingFailure})
+	h.apply(h.s.PollResult(h.now, h.polls[0].ID, true))
+	eq(t, len(h.outcomes), 0, "still trying")
+	h.run(time.Minute)
+	eq(t, len(h.sendsOf(s, 0)) > 4, true, "resent after the transient fault")
+	eq(t, h.outcomesOf(s), []outcomeLine{{0, Failed, ReasonExpired, ""}}, "until expiry")
+}
+
+// Callback (R31 is the wire layer's): replies POSTed to ReplyTo feed the
+// same Replies input; ReplyTo travels in every transmission's header.
+func TestCallbackReplies_R18_R31(t *testing.T) {
+	h := newHarness(t, testConfig())
+	r := h.submit(Submission{GroupKey: "c", Flags: ackReq, Pattern: group.ReplyCallback, ReplyTo: "http://me/cb"})
+	eq(t, h.sent[0].Header.ReplyTo, "http://me/cb", "ReplyTo in the header")
+	eq(t, h.sent[0].Header.Pattern, group.ReplyCallback, "pattern in the header")
+	h.reply(ack(r.GroupID, 0, 0))
+	eq(t, h.outcomesOf(r.GroupID), []outcomeLine{{0, Acknowledged, 0, ""}}, "acked by callback")
+}
+
+// R36: a transmission without a readable ack is resent on schedule; Sent
+// only records the transport result.
+func TestSentNoAckResends_R36(t *testing.T) {
+	h := newHarness(t, testConfig())
+	r := h.submit(Submission{Flags: ackReq})
+	rd := h.s.Sent(h.now, r, TransportResult{Kind: TransportHTTPError, Status: 503})
+	eq(t, len(rd.Persist)+len(rd.Send)+len(rd.Notify), 0, "nothing to do")
+	res, ok := h.s.LastResult(r)
+	eq(t, ok, true, "recorded")
+	eq(t, res.Status, 503, "status")
+	h.at(time.Second)
+	eq(t, len(h.sendsOf(r.GroupID, 0)), 2, "resent after the interval")
+}
