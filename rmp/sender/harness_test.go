@@ -277,3 +277,13 @@ func eq[T any](t *testing.T, got, want T, msg string, args ...any) {
 }
 
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
+
+func eventsOf(es []Event, gid string) []Event {
+	var out []Event
+	for _, e := range es {
+		if e.GroupID == gid {
+			out = append(out, e)
+		}
+	}
+	return out
+}

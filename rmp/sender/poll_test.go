@@ -76,7 +76,7 @@ func TestPollFailureAfterRetries_D16(t *testing.T) {
 	h.apply(h.s.PollResult(h.now, h.polls[0].ID, false))
 	eq(t, h.outcomesOf(s), []outcomeLine{{0, Acknowledged, 0, ""}}, "acked by the answer")
 	eq(t, h.outcomesOf(g), []outcomeLine{{0, Failed, ReasonRetriesExhausted, ""}, {1, Failed, ReasonGroupAborted, ""}}, "the first keeps its reason, the rest are aborted")
-	eq(t, h.events[0].Rule, group.RuleSenderAbort, "ordered group aborted (D16)")
+	eq(t, eventsOf(h.events, g)[0].Rule, group.RuleSenderAbort, "ordered group aborted (D16)")
 	// Unknown poll ids are ignored.
 	eq(t, h.s.PollResult(h.now, 99, false).Empty(), true, "unknown poll")
 }
