@@ -75,10 +75,10 @@ func TestHTTPHelpers(t *testing.T) {
 	equal(t, `"a\"b\\c"`, SOAPAction(`a"b\c`))
 
 	for ct, want := range map[string]Version{
-		"text/xml; charset=utf-8":                               SOAP11,
-		"text/xml":                                              SOAP11,
-		"Text/XML; Charset=UTF-8":                               SOAP11,
-		"application/soap+xml":                                  SOAP12,
+		"text/xml; charset=utf-8": SOAP11,
+		"text/xml":                SOAP11,
+		"Text/XML; Charset=UTF-8": SOAP11,
+		"application/soap+xml":    SOAP12,
 		`application/soap+xml; charset="utf-8"; action="urn:x"`: SOAP12,
 	} {
 		v, _, err := VersionFromContentType(ct)
