@@ -95,11 +95,17 @@ func TestRecoverRejects(t *testing.T) {
 	out := groupKey(r.GroupID, group.KindOutbound, 0)
 	try("orphan outbound", func(m map[group.Key][]byte) { delete(m, groupKey(r.GroupID, group.KindMeta, 0)) })
 	try("number beyond the group", func(m map[group.Key][]byte) { m[groupKey(r.GroupID, group.KindOutbound, 5)] = m[out] })
-	try("receiver record", func(m map[group.Key][]byte) { m[group.Key{Role: group.RoleReceiver, GroupID: "g", Generation: 1, Kind: group.KindMeta}] = []byte{1} })
-	try("bad generation", func(m map[group.Key][]byte) { m[group.Key{Role: group.RoleSender, GroupID: "g", Generation: 2, Kind: group.KindMeta}] = []byte{1} })
+	try("receiver record", func(m map[group.Key][]byte) {
+		m[group.Key{Role: group.RoleReceiver, GroupID: "g", Generation: 1, Kind: group.KindMeta}] = []byte{1}
+	})
+	try("bad generation", func(m map[group.Key][]byte) {
+		m[group.Key{Role: group.RoleSender, GroupID: "g", Generation: 2, Kind: group.KindMeta}] = []byte{1}
+	})
 	try("garbage meta", func(m map[group.Key][]byte) { m[groupKey(r.GroupID, group.KindMeta, 0)] = []byte{1, 2, 3} })
 	try("unknown kind", func(m map[group.Key][]byte) { m[groupKey(r.GroupID, group.KindHeld, 0)] = []byte{1} })
-	try("bad outbox key", func(m map[group.Key][]byte) { m[group.Key{Role: group.RoleOutbox, GroupID: "x", Kind: group.KindOutcome}] = []byte{1} })
+	try("bad outbox key", func(m map[group.Key][]byte) {
+		m[group.Key{Role: group.RoleOutbox, GroupID: "x", Kind: group.KindOutcome}] = []byte{1}
+	})
 }
 
 // KindReceived runs are written as deltas: out-of-order acks merge into one
