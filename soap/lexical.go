@@ -105,7 +105,7 @@ func fraction(s string, i int) (int64, int, bool) {
 
 // ParseDateTime parses an xsd:dateTime (YYYY-MM-DDThh:mm:ss[.fff][Z|±hh:mm])
 // and returns it in UTC. Years are limited to 0001–9999 (also after the shift
-// to UTC). A value without an offset returns ErrNoOffset (D3); fractional
+// to UTC), and 0001-01-01T00:00:00Z, Go's zero Time, is refused. A value without an offset returns ErrNoOffset (D3); fractional
 // seconds beyond nanoseconds are truncated; 24:00:00 is the next day's start.
 func ParseDateTime(s string) (time.Time, error) {
 	s = trimXMLSpace(s)
@@ -166,6 +166,11 @@ func ParseDateTime(s string) (time.Time, error) {
 	t := time.Date(year, time.Month(month), day, hour, minute, sec, int(nsec), time.UTC).Add(-offset)
 	if y := t.Year(); y < 1 || y > 9999 {
 		return bad("is outside years 0001..9999 in UTC")
+	}
+	if t.IsZero() {
+		// Go's zero Time means "absent" (Timing.Expiry); the instant itself
+		// is refused rather than silently dropped.
+		return bad("0001-01-01T00:00:00Z is not accepted")
 	}
 	return t, nil
 }
