@@ -1,0 +1,137 @@
+package rmp
+
+import (
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/wsrkit/wsrkit/faults"
+	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/receiver"
+	"github.com/wsrkit/wsrkit/rmp/sender"
+	"github.com/wsrkit/wsrkit/soap"
+)
+
+// Config configures an Engine.
+type Config struct {
+	// Receiver and Sender configure the two RMPs. Receiver.Dialect is
+	// replaced by Dialect.
+	Receiver receiver.Config
+	Sender   sender.Config
+	// Dialect is the fault dialect the engine emits (D6).
+	Dialect faults.Dialect
+	// Parse bounds inbound envelopes (size, depth, counts).
+	Parse soap.ParseOptions
+	// ReplyTo is the address put into ReplyTo of Callback-pattern
+	// submissions that name none: this RMP's endpoint.
+	ReplyTo string
+	// ReplyVersion is the SOAP version of callbacks (RM-Replies POSTed to a
+	// ReplyTo) and PollRequests. Default SOAP 1.1.
+	ReplyVersion soap.Version
+}
+
+// Engine joins a receiving and a sending RMP, the SOAP wire layer, and the
+// persistence vocabulary behind one effects-out interface. It is pure: no
+// goroutines, no clock, no I/O; every input carries now. It is not safe for
+// concurrent use: the Node serialises calls.
+//
+// Inputs accumulate effects; Ready hands them over and Advance confirms
+// that they were applied. See the package doc for the order of application.
+type Engine struct {
+	cfg  Config
+	recv *receiver.Receiver
+	send *sender.Sender
+
+	rd Ready // accumulated, not yet handed over
+	metrics Metrics
+
+	// Renderings that failed, reported back as failed exchanges by the
+	// next input (flushFailures).
+	undeliverable   []sender.MessageRef
+	failedPolls     []sender.PollID
+	failedCallbacks []receiver.CallbackRef
+}
+
+// NewEngine builds an Engine from the records a store holds: those of
+// RoleReceiver for the receiving RMP, and those of RoleSender and RoleOutbox
+// for the sending RMP, each in key order. Nil sequences start empty.
+func NewEngine(cfg Config, recvRecords, sendRecords iter.Seq2[group.Key, []byte]) (*Engine, error) {
+	if cfg.ReplyVersion == 0 {
+		cfg.ReplyVersion = soap.SOAP11
+	}
+	if !cfg.ReplyVersion.Valid() {
+		return nil, fmt.Errorf("rmp: invalid ReplyVersion %d", cfg.ReplyVersion)
+	}
+	cfg.Receiver.Dialect = cfg.Dialect
+	e := &Engine{cfg: cfg}
+	var err error
+	if recvRecords == nil {
+		e.recv, err = receiver.New(cfg.Receiver)
+	} else {
+		e.recv, err = receiver.Recover(cfg.Receiver, recvRecords)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("rmp: receiving RMP: %w", err)
+	}
+	if sendRecords == nil {
+		e.send, err = sender.New(cfg.Sender)
+	} else {
+		e.send, err = sender.Recover(cfg.Sender, sendRecords)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("rmp: sending RMP: %w", err)
+	}
+	return e, nil
+}
+
+// Tick applies the passing of time up to now on both sides: resends,
+// expiries, polls, callback and hand-off retries, termination and removal.
+func (e *Engine) Tick(now time.Time) {
+	e.addReceiver(e.recv.Tick(now))
+	e.addSender(e.send.Tick(now))
+	e.flushFailures(now)
+}
+
+// NextDeadline returns when Tick must next be called; false when no timer
+// is needed. A deadline at or before now means at once.
+func (e *Engine) NextDeadline() (time.Time, bool) {
+	r, rok := e.recv.NextDeadline()
+	s, sok := e.send.NextDeadline()
+	switch {
+	case rok && sok:
+		if s.Before(r) {
+			return s, true
+		}
+		return r, true
+	case rok:
+		return r, true
+	case sok:
+		return s, true
+	}
+	return time.Time{}, false
+}
+
+// HasReady reports whether effects wait to be handed over.
+func (e *Engine) HasReady() bool { return !e.rd.empty() }
+
+// Ready returns the effects accumulated since the last Advance. Calling it
+// again before Advance returns the same effects plus any added since.
+func (e *Engine) Ready() Ready {
+	return e.rd
+}
+
+// Advance confirms that the Ready last returned was applied in full; its
+// effects are dropped. Effects added after that Ready call are dropped too,
+// so callers take Ready and Advance with no input in between.
+func (e *Engine) Advance() {
+	e.rd = Ready{}
+}
+
+// Metrics returns the counters so far.
+func (e *Engine) Metrics() Metrics {
+	m := e.metrics
+	st := e.send.Stats()
+	m.SenderGroups = st.Groups
+	m.Pending = st.Pending
+	return m
+}

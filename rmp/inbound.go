@@ -1,0 +1,217 @@
+package rmp
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/wsrkit/wsrkit/faults"
+	"github.com/wsrkit/wsrkit/rmp/receiver"
+	"github.com/wsrkit/wsrkit/rmp/sender"
+	"github.com/wsrkit/wsrkit/soap"
+)
+
+// Receive processes one inbound HTTP POST to the RMP endpoint: a reliable
+// message, a PollRequest, an RM-Reply for the sending side (a callback, or
+// acks piggy-backed on a message), or several of these in one envelope. Its
+// HTTP response comes out as an Answer with the given token.
+func (e *Engine) Receive(now time.Time, token uint64, contentType string, body []byte) {
+	v, _, err := soap.VersionFromContentType(contentType)
+	if err != nil {
+		e.answerPlain(token, http.StatusUnsupportedMediaType, err.Error())
+		return
+	}
+	env, err := soap.Parse(body, e.cfg.Parse)
+	if env != nil {
+		v = env.Version
+	}
+	if err != nil {
+		e.refuse(now, token, v, env, err)
+		return
+	}
+	if env.Request == nil && env.Response == nil && env.PollRequest == nil {
+		e.soapFault(token, v, faults.New(faults.InvalidRequest, "rmp.no-wsrm-header",
+			"the envelope carries no wsrm:Request, wsrm:Response or wsrm:PollRequest header"))
+		return
+	}
+	if env.Response != nil {
+		// RM-Replies for the sending side: a callback (R31) or acks that
+		// ride on a message (digest §3).
+		e.addSender(e.send.Replies(now, senderEntries(env.Response)))
+	}
+	var out soap.Response
+	var business []byte
+	if env.Request != nil {
+		m, perr := receiverMessage(env)
+		if perr != nil {
+			e.soapFault(token, v, perr)
+			return
+		}
+		rrd := e.recv.Message(now, m)
+		if rrd.SOAPFault != nil {
+			e.addReceiver(rrd)
+			e.soapFault(token, v, rrd.SOAPFault)
+			return
+		}
+		e.countAccept(&rrd)
+		if rrd.Reply != nil {
+			out.Replies = appendReplies(out.Replies, rrd.Reply)
+			business = append([]byte(nil), rrd.Response...)
+		}
+		e.addReceiver(rrd)
+	}
+	polled := false
+	if env.PollRequest != nil {
+		prd := e.recv.Poll(now, receiverPoll(env.PollRequest))
+		if prd.SOAPFault != nil {
+			e.addReceiver(prd)
+			e.soapFault(token, v, prd.SOAPFault)
+			return
+		}
+		if prd.PollAnswer != nil {
+			out.Replies = appendReplies(out.Replies, prd.PollAnswer)
+		}
+		polled = true
+		e.addReceiver(prd)
+	}
+	switch {
+	case len(out.Replies) > 0 || business != nil || polled:
+		// A poll answer with nothing to report is an envelope without a
+		// Response header (A14).
+		var resp *soap.Response
+		if len(out.Replies) > 0 {
+			resp = &out
+		}
+		e.answerEnvelope(token, v, resp, business)
+	default:
+		e.rd.Answers = append(e.rd.Answers, Answer{Token: token, Status: http.StatusAccepted})
+	}
+}
+
+// refuse answers a request the parser refused. A message it could identify
+// gets a fault indication in a wsrm:Response (D7); anything else a SOAP
+// Fault (R38, R79).
+func (e *Engine) refuse(now time.Time, token uint64, v soap.Version, env *soap.Envelope, err error) {
+	var f *faults.Fault
+	if !errors.As(err, &f) {
+		f = faults.New(faults.InvalidRequest, "rmp.unreadable", err.Error())
+	}
+	if !v.Valid() {
+		v = soap.SOAP11
+	}
+	if f.Scope == faults.ScopeMessage && f.GroupID != "" {
+		e.metrics.countFault(f.Code, true)
+		rep := soap.Reply{GroupID: f.GroupID, Fault: f.Code}
+		if f.HasNumber {
+			rep = soap.Reply{GroupID: f.GroupID, Sequenced: true,
+				Ranges: []soap.ReplyRange{{Range: rangeOf(f.From, f.To), Fault: f.Code}}}
+		}
+		e.answerEnvelope(token, v, &soap.Response{Replies: []soap.Reply{rep}}, nil)
+		return
+	}
+	e.soapFault(token, v, f)
+}
+
+func (e *Engine) soapFault(token uint64, v soap.Version, f *faults.Fault) {
+	e.metrics.countFault(f.Code, true)
+	reason := f.Reason
+	if reason == "" {
+		reason = f.Rule
+	}
+	b, err := soap.AppendFaultEnvelope(nil, v, f.Code, reason, e.cfg.Dialect)
+	if err != nil {
+		e.answerPlain(token, http.StatusInternalServerError, err.Error())
+		return
+	}
+	e.rd.Answers = append(e.rd.Answers, Answer{Token: token, Status: soap.FaultStatus(v, e.cfg.Dialect.Wire(f.Code)),
+		ContentType: soap.ContentType(v, ""), Body: b})
+}
+
+func (e *Engine) answerEnvelope(token uint64, v soap.Version, resp *soap.Response, body []byte) {
+	// Codes from the receiver are already mapped through the dialect (D6).
+	b, err := soap.AppendEnvelope(nil, v, soap.Headers{Response: resp}, faults.Extended, body)
+	if err != nil {
+		e.answerPlain(token, http.StatusInternalServerError, err.Error())
+		return
+	}
+	e.rd.Answers = append(e.rd.Answers, Answer{Token: token, Status: http.StatusOK, ContentType: soap.ContentType(v, ""), Body: b})
+}
+
+func (e *Engine) answerPlain(token uint64, status int, msg string) {
+	e.rd.Answers = append(e.rd.Answers, Answer{Token: token, Status: status,
+		ContentType: "text/plain; charset=utf-8", Body: []byte(msg + "\n")})
+}
+
+// countAccept counts a message as accepted unless the receiver refused it
+// or recognised a duplicate.
+func (e *Engine) countAccept(rd *receiver.Ready) {
+	for _, ev := range rd.Events {
+		if ev.Kind == receiver.EventRefused || ev.Kind == receiver.EventDuplicate {
+			return
+		}
+	}
+	e.metrics.Accepted++
+}
+
+// receiverMessage translates a parsed reliable message for the receiving RMP.
+func receiverMessage(env *soap.Envelope) (receiver.Message, *faults.Fault) {
+	r := env.Request
+	payload, err := env.WithoutWSRM()
+	if err != nil {
+		return receiver.Message{}, faults.New(faults.InvalidRequest, "rmp.payload", err.Error())
+	}
+	m := receiver.Message{
+		GroupID: r.MessageID.GroupID,
+		Expiry:  r.ExpiryTime,
+		Flags:   r.Flags,
+		Pattern: r.ReplyPattern.Value,
+		Payload: payload,
+	}
+	if s := r.MessageID.Sequence; s != nil {
+		m.HasNumber, m.Number, m.Last, m.Timing = true, s.Number, s.Last, s.Timing
+	}
+	if rt := r.ReplyPattern.ReplyTo; rt != nil {
+		m.ReplyTo = rt.BareURI
+	}
+	return m, nil
+}
+
+func receiverPoll(p *soap.PollRequest) receiver.PollRequest {
+	out := receiver.PollRequest{Refs: make([]receiver.PollRef, len(p.Refs))}
+	for i, r := range p.Refs {
+		out.Refs[i] = receiver.PollRef{GroupID: r.GroupID, Ranges: r.Ranges}
+	}
+	if p.ReplyTo != nil {
+		out.ReplyTo = p.ReplyTo.BareURI
+	}
+	return out
+}
+
+// senderEntries translates a received wsrm:Response for the sending RMP.
+func senderEntries(r *soap.Response) []sender.ReplyEntry {
+	out := make([]sender.ReplyEntry, len(r.Replies))
+	for i, rep := range r.Replies {
+		ent := sender.ReplyEntry{GroupID: rep.GroupID, Sequence: rep.Sequenced, Fault: rep.Fault}
+		for _, rr := range rep.Ranges {
+			ent.Ranges = append(ent.Ranges, sender.ReplyRange{From: rr.From, To: rr.To, Fault: rr.Fault})
+		}
+		out[i] = ent
+	}
+	return out
+}
+
+// appendReplies renders a receiver Reply as soap replies.
+func appendReplies(dst []soap.Reply, r *receiver.Reply) []soap.Reply {
+	for _, ent := range r.Entries {
+		rep := soap.Reply{GroupID: ent.GroupID, Sequenced: ent.Sequence, Fault: ent.Fault}
+		if ent.Sequence {
+			rep.Fault = 0
+			rep.Ranges = make([]soap.ReplyRange, len(ent.Ranges))
+			for i, rr := range ent.Ranges {
+				rep.Ranges[i] = soap.ReplyRange{Range: rangeOf(rr.From, rr.To), Fault: rr.Fault}
+			}
+		}
+		dst = append(dst, rep)
+	}
+	return dst
+}

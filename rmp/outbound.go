@@ -1,0 +1,223 @@
+package rmp
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/wsrkit/wsrkit/faults"
+	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/receiver"
+	"github.com/wsrkit/wsrkit/rmp/sender"
+	"github.com/wsrkit/wsrkit/soap"
+)
+
+// addReceiver takes a receiver Ready into the accumulated one. The
+// receiver's slices are valid only until its next call, so what is kept is
+// copied; replies are rendered to bytes at once.
+func (e *Engine) addReceiver(rd receiver.Ready) {
+	for _, m := range rd.Persist {
+		if m.Value != nil {
+			m.Value = append([]byte(nil), m.Value...)
+		}
+		e.rd.Persist = append(e.rd.Persist, m)
+	}
+	for _, d := range rd.Deliver {
+		d.Payload = append([]byte(nil), d.Payload...)
+		e.rd.Deliver = append(e.rd.Deliver, Delivery{Delivery: d})
+	}
+	for _, cb := range rd.Callbacks {
+		resp := &soap.Response{Replies: appendReplies(nil, &cb.Reply)}
+		v := e.cfg.ReplyVersion
+		b, err := soap.AppendEnvelope(nil, v, soap.Headers{Response: resp}, faults.Extended, nil)
+		if err != nil {
+			// Only an empty reply fails to render, and the receiver never
+			// emits one (A14); report it as a failed POST so it is retried.
+			e.recvLater(cb.ID)
+			continue
+		}
+		e.rd.Sends = append(e.rd.Sends, Outbound{
+			Ref:  OutboundRef{Kind: OutCallback, Callback: cb.ID},
+			Post: Post{URL: cb.URL, ContentType: soap.ContentType(v, ""), SOAP11: v == soap.SOAP11, Body: b},
+		})
+	}
+	for i := range rd.Events {
+		ev := rd.Events[i]
+		e.metrics.countReceiverEvent(&ev)
+		e.rd.Events = append(e.rd.Events, Event{Receiver: &ev})
+	}
+}
+
+// recvLater records a callback that could not be rendered as failed.
+func (e *Engine) recvLater(id receiver.CallbackRef) {
+	e.failedCallbacks = append(e.failedCallbacks, id)
+}
+
+// addSender takes a sender Ready into the accumulated one, rendering each
+// transmission and PollRequest as a POST.
+func (e *Engine) addSender(rd sender.Ready) {
+	e.rd.Persist = append(e.rd.Persist, rd.Persist...)
+	for _, t := range rd.Send {
+		if t.Attempt > 0 {
+			e.metrics.Retries++
+		}
+		post, err := e.renderMessage(&t)
+		if err != nil {
+			// A stored payload that cannot be rendered can never be sent:
+			// tell the sender the exchange failed; it retries, then fails
+			// the message, and nothing is lost silently.
+			e.undeliverable = append(e.undeliverable, t.Ref)
+			continue
+		}
+		e.rd.Sends = append(e.rd.Sends, Outbound{
+			Ref:  OutboundRef{Kind: OutMessage, Message: t.Ref, Attempt: t.Attempt},
+			Post: post,
+		})
+	}
+	for _, p := range rd.Polls {
+		v := e.cfg.ReplyVersion
+		pr := &soap.PollRequest{Refs: make([]soap.RefToMessageIds, len(p.Refs))}
+		for i, r := range p.Refs {
+			pr.Refs[i] = soap.RefToMessageIds{GroupID: r.GroupID, Ranges: r.Ranges}
+		}
+		b, err := soap.AppendPollRequestEnvelope(nil, v, pr)
+		if err != nil {
+			e.failedPolls = append(e.failedPolls, p.ID)
+			continue
+		}
+		e.rd.Sends = append(e.rd.Sends, Outbound{
+			Ref:  OutboundRef{Kind: OutPoll, Poll: p.ID},
+			Post: Post{URL: p.To, ContentType: soap.ContentType(v, ""), SOAP11: v == soap.SOAP11, Body: b},
+		})
+	}
+	for _, o := range rd.Notify {
+		e.metrics.countOutcome(&o)
+		e.rd.Notify = append(e.rd.Notify, o)
+	}
+	for i := range rd.Events {
+		ev := rd.Events[i]
+		e.rd.Events = append(e.rd.Events, Event{Sender: &ev})
+	}
+}
+
+// The stored payload of a submission is one byte of SOAP version followed
+// by the Body content, so that every resend renders byte-identically (R10).
+func encodePayload(v soap.Version, body []byte) []byte {
+	out := make([]byte, 0, 1+len(body))
+	return append(append(out, byte(v)), body...)
+}
+
+var errBadPayload = errors.New("rmp: stored payload has no valid SOAP version byte")
+
+func decodePayload(p []byte) (soap.Version, []byte, error) {
+	if len(p) == 0 || !soap.Version(p[0]).Valid() {
+		return 0, nil, errBadPayload
+	}
+	return soap.Version(p[0]), p[1:], nil
+}
+
+func (e *Engine) renderMessage(t *sender.Transmission) (Post, error) {
+	v, body, err := decodePayload(t.Payload)
+	if err != nil {
+		return Post{}, err
+	}
+	h := t.Header
+	req := &soap.Request{
+		MessageID:    soap.MessageID{GroupID: h.GroupID},
+		ExpiryTime:   h.Expiry,
+		ReplyPattern: soap.ReplyPattern{Value: h.Pattern},
+		Flags:        h.Flags,
+	}
+	if h.Sequenced {
+		req.MessageID.Sequence = &soap.SequenceNum{Number: h.Number, Last: h.Last, Timing: h.Timing}
+	}
+	if h.ReplyTo != "" {
+		req.ReplyPattern.ReplyTo = &soap.ReplyTo{BareURI: h.ReplyTo}
+	}
+	b, err := soap.AppendRequestEnvelope(nil, v, req, body)
+	if err != nil {
+		return Post{}, fmt.Errorf("rmp: render %s: %w", h.GroupID, err)
+	}
+	return Post{URL: t.To, ContentType: soap.ContentType(v, t.Action), SOAP11: v == soap.SOAP11, SOAPAction: t.Action, Body: b}, nil
+}
+
+// flushFailures reports renderings that failed as failed exchanges, after
+// the Ready that held them was taken; called by inputs before they work.
+func (e *Engine) flushFailures(now time.Time) {
+	for len(e.undeliverable) > 0 || len(e.failedPolls) > 0 || len(e.failedCallbacks) > 0 {
+		u, p, c := e.undeliverable, e.failedPolls, e.failedCallbacks
+		e.undeliverable, e.failedPolls, e.failedCallbacks = nil, nil, nil
+		for _, ref := range u {
+			e.addSender(e.send.Sent(now, ref, sender.TransportResult{Kind: sender.TransportConnectionFailed}))
+		}
+		for _, id := range p {
+			e.addSender(e.send.PollResult(now, id, false))
+		}
+		for _, id := range c {
+			e.addReceiver(e.recv.CallbackResult(now, id, false))
+		}
+	}
+}
+
+// SendResult reports what became of an Outbound: the response, or err when
+// no HTTP response arrived.
+func (e *Engine) SendResult(now time.Time, ref OutboundRef, res PostResult, err error) {
+	switch ref.Kind {
+	case OutMessage:
+		e.messageResult(now, ref, res, err)
+	case OutPoll:
+		ok := err == nil && res.Status/100 == 2
+		if ok {
+			if env := e.parseReply(res); env != nil && env.Response != nil {
+				e.addSender(e.send.Replies(now, senderEntries(env.Response)))
+			}
+		}
+		e.addSender(e.send.PollResult(now, ref.Poll, ok))
+	case OutCallback:
+		e.addReceiver(e.recv.CallbackResult(now, ref.Callback, err == nil && res.Status/100 == 2))
+	}
+	e.flushFailures(now)
+}
+
+func (e *Engine) parseReply(res PostResult) *soap.Envelope {
+	if len(res.Body) == 0 {
+		return nil
+	}
+	env, err := soap.Parse(res.Body, e.cfg.Parse)
+	if err != nil {
+		return nil
+	}
+	return env
+}
+
+// messageResult applies the HTTP response to a reliable message: an ack or
+// fault read from its wsrm:Response (Response pattern), or a SOAP Fault that
+// refuses the message; anything else is no ack (R36).
+func (e *Engine) messageResult(now time.Time, ref OutboundRef, res PostResult, err error) {
+	if err != nil {
+		e.addSender(e.send.Sent(now, ref.Message, sender.TransportResult{Kind: sender.TransportConnectionFailed}))
+		return
+	}
+	env := e.parseReply(res)
+	switch {
+	case env != nil && env.Response != nil && len(env.Response.Replies) > 0:
+		e.addSender(e.send.Replies(now, senderEntries(env.Response)))
+	case env != nil && env.Fault != nil && env.Fault.Code.Valid():
+		// A SOAP Fault answers this very message (D7): its code applies to it.
+		e.addSender(e.send.Replies(now, []sender.ReplyEntry{faultEntry(ref.Message, env.Fault.Code)}))
+	case res.Status/100 == 2:
+		e.addSender(e.send.Sent(now, ref.Message, sender.TransportResult{Kind: sender.TransportSent, Status: res.Status}))
+	default:
+		e.addSender(e.send.Sent(now, ref.Message, sender.TransportResult{Kind: sender.TransportHTTPError, Status: res.Status}))
+	}
+}
+
+func faultEntry(m sender.MessageRef, c faults.Code) sender.ReplyEntry {
+	if m.Singleton {
+		return sender.ReplyEntry{GroupID: m.GroupID, Fault: c}
+	}
+	return sender.ReplyEntry{GroupID: m.GroupID, Sequence: true,
+		Ranges: []sender.ReplyRange{{From: m.Number, To: m.Number, Fault: c}}}
+}
+
+func rangeOf(from, to uint64) group.Range { return group.Range{From: from, To: to} }
