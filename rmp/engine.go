@@ -42,7 +42,7 @@ type Engine struct {
 	recv *receiver.Receiver
 	send *sender.Sender
 
-	rd Ready // accumulated, not yet handed over
+	rd      Ready // accumulated, not yet handed over
 	metrics Metrics
 
 	// Renderings that failed, reported back as failed exchanges by the

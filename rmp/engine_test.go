@@ -199,7 +199,7 @@ func TestEngineAnswersUnreadableRequestsWithSOAPFaults(t *testing.T) {
 	r := newSide(t, "receiver", engineConfig("r1"))
 	cases := []struct {
 		ct, body, want string
-		status     int
+		status         int
 	}{
 		{"text/xml; charset=utf-8", "<not-soap/>", "InvalidRequest", 500},
 		{"application/soap+xml; charset=utf-8", `<S:Envelope xmlns:S="http://www.w3.org/2003/05/soap-envelope"><S:Body/></S:Envelope>`, "InvalidRequest", 400},
