@@ -27,12 +27,10 @@ type timer struct {
 
 func (t *timer) scheduled() bool { return t.idx >= 0 }
 
-// less orders timers by instant, kind, group id, number or destination: a
-// total order, so Tick's processing order never depends on insertion order.
+// less orders timers of the same instant by kind, group id, number or
+// destination: with the instant, a total order, so Tick's processing order
+// never depends on insertion order.
 func (t *timer) less(o *timer) bool {
-	if !t.at.Equal(o.at) {
-		return t.at.Before(o.at)
-	}
 	if t.kind != o.kind {
 		return t.kind < o.kind
 	}
@@ -50,30 +48,44 @@ func (t *timer) less(o *timer) bool {
 }
 
 // timerHeap is an indexed binary min-heap: Tick costs O(due · log n), never
-// O(pending), and a timer can be moved or removed in O(log n).
+// O(pending), and a timer can be moved or removed in O(log n). Entries keep
+// their instant inline so that sifting compares without chasing pointers.
 type timerHeap struct {
-	items []*timer // items[i].idx == i; heap-ordered by less
+	items []heapEntry // items[i].t.idx == i; heap-ordered by less
+}
+
+type heapEntry struct {
+	at time.Time
+	t  *timer
+}
+
+func (h *timerHeap) less(i, j int) bool {
+	a, b := &h.items[i], &h.items[j]
+	if c := a.at.Compare(b.at); c != 0 {
+		return c < 0
+	}
+	return a.t.less(b.t)
 }
 
 func (h *timerHeap) peek() (*timer, bool) {
 	if len(h.items) == 0 {
 		return nil, false
 	}
-	return h.items[0], true
+	return h.items[0].t, true
 }
 
 // set schedules t at at, or moves it there.
 func (h *timerHeap) set(t *timer, at time.Time) {
+	t.at = at
 	if t.scheduled() {
-		t.at = at
+		h.items[t.idx].at = at
 		if !h.up(t.idx) {
 			h.down(t.idx)
 		}
 		return
 	}
-	t.at = at
 	t.idx = len(h.items)
-	h.items = append(h.items, t)
+	h.items = append(h.items, heapEntry{at: at, t: t})
 	h.up(t.idx)
 }
 
@@ -86,7 +98,7 @@ func (h *timerHeap) remove(t *timer) {
 	if i != last {
 		h.swap(i, last)
 	}
-	h.items[last] = nil
+	h.items[last] = heapEntry{}
 	h.items = h.items[:last]
 	t.idx = -1
 	if i != last {
@@ -98,15 +110,15 @@ func (h *timerHeap) remove(t *timer) {
 
 func (h *timerHeap) swap(i, j int) {
 	h.items[i], h.items[j] = h.items[j], h.items[i]
-	h.items[i].idx = i
-	h.items[j].idx = j
+	h.items[i].t.idx = i
+	h.items[j].t.idx = j
 }
 
 func (h *timerHeap) up(i int) bool {
 	moved := false
 	for i > 0 {
 		p := (i - 1) / 2
-		if !h.items[i].less(h.items[p]) {
+		if !h.less(i, p) {
 			break
 		}
 		h.swap(i, p)
@@ -124,10 +136,10 @@ func (h *timerHeap) down(i int) {
 			return
 		}
 		m := l
-		if r := l + 1; r < n && h.items[r].less(h.items[l]) {
+		if r := l + 1; r < n && h.less(r, l) {
 			m = r
 		}
-		if !h.items[m].less(h.items[i]) {
+		if !h.less(m, i) {
 			return
 		}
 		h.swap(i, m)
