@@ -92,6 +92,8 @@ type harness struct {
 	restartAt, cps int
 	taken          map[DeliveryRef]int
 	inflight       []DeliveryRef
+	// onReady, when set, sees every Ready before it is applied.
+	onReady func(Ready)
 }
 
 func newHarness(t testing.TB, cfg Config) *harness {
@@ -142,6 +144,9 @@ func (h *harness) takeAll() {
 }
 
 func (h *harness) process(rd Ready) {
+	if h.onReady != nil {
+		h.onReady(rd)
+	}
 	h.st.apply(rd.Persist)
 	var lines []string
 	for _, d := range rd.Deliver {

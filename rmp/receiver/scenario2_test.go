@@ -265,7 +265,7 @@ removed o#1 d14`,
 	},
 	{
 		name: "strict-dialect", ids: "D6",
-		cfg:  Config{Dialect: faults.Strict11, MaxHeldPerGroup: 1},
+		cfg: Config{Dialect: faults.Strict11, MaxHeldPerGroup: 1},
 		run: func(h *harness) {
 			h.msg(seq("o", 1, ordered))
 			h.msg(seq("o", 2, ordered))
@@ -282,7 +282,7 @@ refused o#0/3 MessageExpired receiver.expired-on-arrival`,
 	},
 	{
 		name: "group-and-range-limits", ids: "D15",
-		cfg:  Config{MaxGroups: 2, MaxRangesPerGroup: 2},
+		cfg: Config{MaxGroups: 2, MaxRangesPerGroup: 2},
 		run: func(h *harness) {
 			h.msg(seq("a", 0))
 			h.msg(seq("a", 2))
@@ -311,7 +311,7 @@ reply a[4]`,
 	},
 	{
 		name: "ordered-waits-behind-failed-handoff", ids: "D14 R49",
-		cfg:  Config{DeliveryRetry: Backoff{Initial: sec, Max: sec}},
+		cfg: Config{DeliveryRetry: Backoff{Initial: sec, Max: sec}},
 		run: func(h *harness) {
 			h.failTake = true
 			h.msg(seq("o", 0, ordered))
@@ -329,7 +329,7 @@ deliver o#1/1`,
 	},
 	{
 		name: "ordered-pending-expiry-aborts-after-gap", ids: "D12 D14",
-		cfg:  Config{DeliveryRetry: Backoff{Initial: 10 * sec, Max: 10 * sec}},
+		cfg: Config{DeliveryRetry: Backoff{Initial: 10 * sec, Max: 10 * sec}},
 		run: func(h *harness) {
 			h.failTake = true
 			h.msg(seq("o", 0, ordered, exp(5*sec)))
