@@ -304,3 +304,20 @@ func TestSeqSetCheckRejectsBrokenSets(t *testing.T) {
 		}
 	}
 }
+
+// The in-order path allocates nothing (a goal of the issue, checked here by
+// count, not by time).
+func TestSeqSetInOrderAddDoesNotAllocate(t *testing.T) {
+	s := set(t, Range{0, 10})
+	n := uint64(11)
+	allocs := testing.AllocsPerRun(1000, func() {
+		s.Add(n) //nolint:errcheck // no limit
+		n++
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per in-order Add", allocs)
+	}
+	if s.RangeCount() != 1 {
+		t.Fatalf("%d ranges", s.RangeCount())
+	}
+}
