@@ -232,7 +232,7 @@ func TestLifecycleObserveMovesIdleDeadline(t *testing.T) {
 	if d, _ := l.ReceiverDeadline(); !d.Equal(at(50*second + ns)) {
 		t.Fatalf("deadline %v", d)
 	}
-	if !l.IdleDeadline().Equal(at(50*second + ns)) || !l.MaxExpiryRemoval().Equal(at(5*minute+ns)) {
+	if !l.IdleDeadline().Equal(at(50*second+ns)) || !l.MaxExpiryRemoval().Equal(at(5*minute+ns)) {
 		t.Fatal("IdleDeadline/MaxExpiryRemoval")
 	}
 	if tr := l.ReceiverAdvance(at(50 * second)); tr.Terminated {
