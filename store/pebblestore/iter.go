@@ -13,15 +13,34 @@ import (
 // iterate runs body over a bounded pebble iterator, admitted like a call,
 // and yields body's error (or a fatal storage error) once at the end. The
 // iterator is always closed.
-func iterate[T any](s *Store, lo, hi []byte, yield func(T, error) bool, body func(it *pebble.Iterator) (bool, error)) {
+//
+// body calls yield through the wrapper it is given, which marks the caller's
+// code: a panic there is the caller's and is raised again, while a panic in
+// pebble's code stops the store (guard).
+func iterate[T any](s *Store, lo, hi []byte, yield func(T, error) bool, body func(it *pebble.Iterator, yield func(T, error) bool) (bool, error)) {
 	var zero T
 	if err := s.enter(); err != nil {
 		yield(zero, err)
 		return
 	}
 	defer s.exit()
+	inCaller := false
+	callerYield := func(v T, err error) bool {
+		inCaller = true
+		more := yield(v, err)
+		inCaller = false
+		return more
+	}
 	err := func() (err error) {
-		defer s.guard(&err)
+		defer func() {
+			r := recover()
+			if r != nil && inCaller {
+				panic(r)
+			}
+			if e := recoverFatal(r, s.fatal); e != nil {
+				err = e
+			}
+		}()
 		it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 		if err != nil {
 			return err
@@ -34,7 +53,7 @@ func iterate[T any](s *Store, lo, hi []byte, yield func(T, error) bool, body fun
 				err = cerr
 			}
 		}()
-		more, err = body(it)
+		more, err = body(it, callerYield)
 		return err
 	}()
 	if err != nil {
@@ -50,7 +69,7 @@ func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
 			yield(store.Record{}, err)
 			return
 		}
-		iterate(s, lo, hi, yield, func(it *pebble.Iterator) (bool, error) {
+		iterate(s, lo, hi, yield, func(it *pebble.Iterator, yield func(store.Record, error) bool) (bool, error) {
 			for valid := it.First(); valid; valid = it.Next() {
 				if s.closing.Load() {
 					return true, store.ErrClosed
@@ -82,7 +101,7 @@ func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
 			yield(group.ID{}, err)
 			return
 		}
-		iterate(s, lo, hi, yield, func(it *pebble.Iterator) (bool, error) {
+		iterate(s, lo, hi, yield, func(it *pebble.Iterator, yield func(group.ID, error) bool) (bool, error) {
 			var next []byte
 			for valid := it.First(); valid; valid = it.SeekGE(next) {
 				if s.closing.Load() {
@@ -115,7 +134,7 @@ func (s *Store) DueBefore(upTo time.Time) iter.Seq2[store.Deadline, error] {
 			s.exit()
 			return
 		}
-		iterate(s, lo, hi, yield, func(it *pebble.Iterator) (bool, error) {
+		iterate(s, lo, hi, yield, func(it *pebble.Iterator, yield func(store.Deadline, error) bool) (bool, error) {
 			for valid := it.First(); valid; valid = it.Next() {
 				if s.closing.Load() {
 					return true, store.ErrClosed

@@ -5,8 +5,9 @@
 //
 // Pebble treats some I/O errors as fatal and reports them through
 // Logger.Fatalf instead of returning them. This package installs a logger
-// whose Fatalf records the error and panics; every call of the store
-// recovers that panic and returns the error (wrapping store.ErrFailed), and
+// whose Fatalf records the error and panics, and pebble panics by itself on some
+// fsync errors; every call of the store recovers such a panic and returns
+// an error wrapping store.ErrFailed, and
 // every later call returns it too: the store stops, with nothing half
 // applied, and must be reopened (recovery replays the synced WAL). A Fatalf
 // raised on one of pebble's background goroutines (flush, compaction)
@@ -135,8 +136,10 @@ func (s *Store) exit() {
 	s.mu.Unlock()
 }
 
-// guard turns a fatal pebble panic into the call's error; deferred by every
-// call that enters pebble.
+// guard turns a panic inside pebble (a fatal error) into the call's error
+// and stops the store; deferred by every call that enters pebble. Only
+// pebble's code runs under it, so no caller panic is swallowed (iterations
+// re-raise a panic of the caller's yield, see iterate).
 func (s *Store) guard(err *error) {
 	if e := recoverFatal(recover(), s.fatal); e != nil {
 		*err = e
@@ -271,15 +274,19 @@ func (l *fatalLogger) Fatalf(format string, args ...any) {
 	panic(fatalPanic{err})
 }
 
-// recoverFatal returns the error of a fatalPanic r, nil for a nil r, and
-// re-panics anything else (a bug, not a storage failure).
+// recoverFatal turns a recovered panic r into the store's fatal error: a
+// fatalPanic's own error, or, for any other panic raised inside pebble (it
+// panics on fsync errors, e.g. atomicfs.Marker.Move), an error wrapping
+// store.ErrFailed. It returns nil for a nil r.
 func recoverFatal(r any, f *fatalState) error {
 	switch r := r.(type) {
 	case nil:
 		return nil
 	case fatalPanic:
 		return f.set(r.err)
+	case error:
+		return f.set(fmt.Errorf("%w: pebble panicked: %w", store.ErrFailed, r))
 	default:
-		panic(r)
+		return f.set(fmt.Errorf("%w: pebble panicked: %v", store.ErrFailed, r))
 	}
 }
