@@ -187,3 +187,23 @@ func TestOutboxReplay_D27(t *testing.T) {
 	c := h.submit(Submission{Flags: ackReq})
 	eq(t, c.GroupID, "mid:2.test@wsrkit", "group counter persisted")
 }
+
+// R34: a submit after the key's group ended by time, before any Tick
+// applied it, opens a new group; the old one still terminates under its own
+// rule and never takes the key back, across restarts too.
+func TestKeyMovesOnBeforeTick_R34(t *testing.T) {
+	scenario(t, testConfig(), func(h *harness) {
+		idle := group.Timing{HasMaxIdle: true, MaxIdle: group.Fixed(time.Second)}
+		old := h.submit(Submission{GroupKey: "k", Flags: ackReq, Timing: idle}).GroupID
+		h.reply(ack(old, 0, 0))
+		h.now = t0.Add(2 * time.Second) // no Tick in between
+		n := h.submit(Submission{GroupKey: "k", Flags: ackReq, Timing: idle})
+		if n.GroupID == old || n.Number != 0 {
+			t.Fatalf("idle group reused: %+v", n)
+		}
+		h.at(2 * time.Second)
+		eq(t, eventsOf(h.events, old)[0].Rule, group.RuleT2, "old group ends by t2")
+		m := h.submit(Submission{GroupKey: "k", Flags: ackReq, Timing: idle})
+		eq(t, m, MessageRef{GroupID: n.GroupID, Number: 1}, "key stays with the new group")
+	})
+}
