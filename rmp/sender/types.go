@@ -132,10 +132,13 @@ type OutcomeID uint64
 type OutcomeKind uint8
 
 const (
+	// Acknowledged: a fault-less reply covered the message (R29).
 	Acknowledged OutcomeKind = iota + 1
+	// Failed: the message cannot be confirmed; see Outcome.Reason (R25).
 	Failed
 )
 
+// String returns "acknowledged" or "failed".
 func (k OutcomeKind) String() string {
 	switch k {
 	case Acknowledged:
@@ -150,6 +153,7 @@ func (k OutcomeKind) String() string {
 type Reason uint8
 
 const (
+	// ReasonNone goes with Acknowledged.
 	ReasonNone Reason = iota
 	// ReasonExpired: its ExpiryTime passed before an ack (D10).
 	ReasonExpired
@@ -201,6 +205,7 @@ const (
 	EventRemoved
 )
 
+// String returns "terminated" or "removed".
 func (k EventKind) String() string {
 	switch k {
 	case EventTerminated:
