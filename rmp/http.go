@@ -1,0 +1,69 @@
+package rmp
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"time"
+)
+
+// ServeHTTP is the RMP endpoint (digest §9): SOAP 1.1 and 1.2 POSTs carrying
+// reliable messages, PollRequests and callback RM-Replies. The response is
+// written once the request's effects are durable: 200 with an envelope (an
+// RM-Reply under the Response pattern, a poll answer), 202 without, or a
+// SOAP Fault (500, or 400 for a SOAP 1.2 Sender fault). A body over MaxBody
+// gets 413; a node that stopped answers 503 (the sender resends).
+func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "the RMP endpoint takes POST only (R83)", http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, n.cfg.MaxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			http.Error(w, "request body exceeds the configured limit", http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "reading request body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	ch := make(chan Answer, 1)
+	n.mu.Lock()
+	n.token++
+	tok := n.token
+	n.answers[tok] = ch
+	n.mu.Unlock()
+	forget := func() {
+		n.mu.Lock()
+		delete(n.answers, tok)
+		n.mu.Unlock()
+	}
+	ct := r.Header.Get("Content-Type")
+	err = n.enqueue(r.Context(), input{fn: func(e *Engine, now time.Time) any {
+		e.Receive(now, tok, ct, body)
+		return nil
+	}})
+	if err != nil {
+		forget()
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	select {
+	case a := <-ch:
+		writeAnswer(w, a)
+	case <-r.Context().Done():
+		forget()
+	}
+}
+
+func writeAnswer(w http.ResponseWriter, a Answer) {
+	if a.ContentType != "" {
+		w.Header().Set("Content-Type", a.ContentType)
+	}
+	w.WriteHeader(a.Status)
+	if len(a.Body) > 0 {
+		w.Write(a.Body)
+	}
+}

@@ -1,0 +1,549 @@
+package rmp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/wsrkit/wsrkit/rmp/receiver"
+	"github.com/wsrkit/wsrkit/rmp/sender"
+	"github.com/wsrkit/wsrkit/store"
+)
+
+// Consumer receives delivered messages. Deliver returns once the message is
+// taken (responsibility transferred, R92); an error means "retry later"
+// (D8). A non-nil response is the business response of a request-response
+// operation, cached for duplicates under the Response pattern (D18, R45).
+//
+// After a crash between Deliver returning and the hand-off being recorded,
+// the message is delivered again: Deliver must be idempotent on
+// (Ref.Group, Ref.Number).
+type Consumer interface {
+	Deliver(ctx context.Context, d Delivery) (response []byte, err error)
+}
+
+// ConsumerFunc adapts a function to Consumer.
+type ConsumerFunc func(ctx context.Context, d Delivery) ([]byte, error)
+
+// Deliver calls f.
+func (f ConsumerFunc) Deliver(ctx context.Context, d Delivery) ([]byte, error) { return f(ctx, d) }
+
+// OutcomeHandler receives the producer's outcomes (D27), each exactly once
+// once it returns nil; an error means "retry later".
+type OutcomeHandler interface {
+	HandleOutcome(ctx context.Context, o sender.Outcome) error
+}
+
+// OutcomeFunc adapts a function to OutcomeHandler.
+type OutcomeFunc func(ctx context.Context, o sender.Outcome) error
+
+// HandleOutcome calls f.
+func (f OutcomeFunc) HandleOutcome(ctx context.Context, o sender.Outcome) error { return f(ctx, o) }
+
+// NodeConfig configures a Node. Store is required; the rest default.
+type NodeConfig struct {
+	Engine Config
+	// Store holds the engine's state; the Node closes it on Close.
+	Store store.Store
+	// Transport sends POSTs; default NewHTTPTransport with its defaults.
+	Transport Transport
+	// Clock is the time source; default the real clock.
+	Clock Clock
+	// Consumer takes deliveries; default one that refuses them all, which
+	// keeps them waiting (and a Node with no consumer is a sender only).
+	Consumer Consumer
+	// Outcomes takes outcomes; default one that drops them after logging.
+	Outcomes OutcomeHandler
+	Logger   *slog.Logger
+	// DeliveryWorkers hand deliveries to the consumer concurrently; the
+	// messages of one group always go through the same worker, in order.
+	// Default 4.
+	DeliveryWorkers int
+	// RetryDelay is the wait before offering an outcome again after the
+	// OutcomeHandler failed; default 1s, doubling up to 1 min.
+	RetryDelay time.Duration
+	// MaxBody bounds the body of one inbound request; default 4 MiB.
+	MaxBody int64
+	// MaxBatch bounds the inputs processed before one store commit;
+	// default 256.
+	MaxBatch int
+}
+
+// ErrClosed is returned by a Node that is closed or closing.
+var ErrClosed = errors.New("rmp: node closed")
+
+// Node drives an Engine: one goroutine owns it and the store, takes inputs
+// (submissions, inbound requests, transport and consumer results, timer
+// ticks) in batches, commits each batch's Persist as one store batch, then
+// releases answers, sends, deliveries and outcomes. Its methods are safe
+// for concurrent use.
+type Node struct {
+	cfg  NodeConfig
+	log  *slog.Logger
+	clk  Clock
+	eng  *Engine
+	in   chan input
+	quit chan struct{}
+	done chan struct{}
+
+	mu       sync.Mutex
+	closed   bool
+	failure  error // a fatal store error; the node stopped
+	answers  map[uint64]chan Answer
+	token    uint64
+	metrics  Metrics
+	workers  []chan Delivery
+	notifyQ  chan sender.Outcome
+	workerWG sync.WaitGroup
+	sendWG   sync.WaitGroup
+	ctx      context.Context
+	cancel   context.CancelFunc
+}
+
+// input is one call into the engine from another goroutine. reply, when
+// set, is called after the batch holding the input was committed.
+type input struct {
+	fn    func(e *Engine, now time.Time) any
+	reply chan any
+}
+
+// Open loads the engine's state from cfg.Store and starts the Node.
+func Open(cfg NodeConfig) (*Node, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("rmp: NodeConfig.Store is required")
+	}
+	if cfg.Transport == nil {
+		cfg.Transport = NewHTTPTransport(HTTPTransportConfig{})
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = RealClock()
+	}
+	if cfg.Consumer == nil {
+		cfg.Consumer = ConsumerFunc(func(context.Context, Delivery) ([]byte, error) {
+			return nil, errors.New("rmp: this node has no consumer")
+		})
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Outcomes == nil {
+		log := cfg.Logger
+		cfg.Outcomes = OutcomeFunc(func(_ context.Context, o sender.Outcome) error {
+			log.Info("outcome dropped: no handler", "group", o.Ref.GroupID, "number", o.Ref.Number, "outcome", o.Kind.String())
+			return nil
+		})
+	}
+	if cfg.DeliveryWorkers <= 0 {
+		cfg.DeliveryWorkers = 4
+	}
+	if cfg.RetryDelay <= 0 {
+		cfg.RetryDelay = time.Second
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = 4 << 20
+	}
+	if cfg.MaxBatch <= 0 {
+		cfg.MaxBatch = 256
+	}
+	eng, err := LoadEngine(cfg.Engine, cfg.Store)
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{
+		cfg: cfg, log: cfg.Logger, clk: cfg.Clock, eng: eng,
+		in: make(chan input, 1024), quit: make(chan struct{}), done: make(chan struct{}),
+		answers: map[uint64]chan Answer{},
+		notifyQ: make(chan sender.Outcome, 1024),
+	}
+	n.ctx, n.cancel = context.WithCancel(context.Background())
+	for range cfg.DeliveryWorkers {
+		ch := make(chan Delivery, 256)
+		n.workers = append(n.workers, ch)
+		n.workerWG.Add(1)
+		go n.deliverLoop(ch)
+	}
+	n.workerWG.Add(1)
+	go n.notifyLoop()
+	go n.run()
+	return n, nil
+}
+
+// call runs fn on the engine's goroutine and returns its result once the
+// batch holding it is durable.
+func (n *Node) call(ctx context.Context, fn func(e *Engine, now time.Time) any) (any, error) {
+	reply := make(chan any, 1)
+	if err := n.enqueue(ctx, input{fn: fn, reply: reply}); err != nil {
+		return nil, err
+	}
+	select {
+	case r := <-reply:
+		if err, ok := r.(nodeFailure); ok {
+			return nil, err.error
+		}
+		return r, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-n.done:
+		return nil, n.stoppedErr()
+	}
+}
+
+// nodeFailure is the reply of an input whose batch could not be committed.
+type nodeFailure struct{ error }
+
+func (n *Node) enqueue(ctx context.Context, in input) error {
+	n.mu.Lock()
+	closed := n.closed
+	n.mu.Unlock()
+	if closed {
+		return n.stoppedErr()
+	}
+	select {
+	case n.in <- in:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-n.done:
+		return n.stoppedErr()
+	}
+}
+
+// post feeds a result back to the engine without waiting.
+func (n *Node) post(fn func(e *Engine, now time.Time)) {
+	select {
+	case n.in <- input{fn: func(e *Engine, now time.Time) any { fn(e, now); return nil }}:
+	case <-n.done:
+	}
+}
+
+func (n *Node) stoppedErr() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.failure != nil {
+		return n.failure
+	}
+	return ErrClosed
+}
+
+// Err returns the fatal error that stopped the node, if any.
+func (n *Node) Err() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.failure
+}
+
+// Submit hands a message to the sending RMP and returns its identity once it
+// is durably stored; its outcome comes later through the OutcomeHandler.
+func (n *Node) Submit(ctx context.Context, s Submission) (sender.MessageRef, error) {
+	type res struct {
+		ref sender.MessageRef
+		err error
+	}
+	r, err := n.call(ctx, func(e *Engine, now time.Time) any {
+		ref, err := e.Submit(now, s)
+		return res{ref, err}
+	})
+	if err != nil {
+		return sender.MessageRef{}, err
+	}
+	out := r.(res)
+	return out.ref, out.err
+}
+
+// Sync returns once every timer due at the clock's current time has been
+// processed and its effects committed (fake-clock tests and the gateway's
+// clock endpoint).
+func (n *Node) Sync(ctx context.Context) error {
+	_, err := n.call(ctx, func(e *Engine, now time.Time) any { e.Tick(now); return nil })
+	return err
+}
+
+// Inspect runs fn on the engine's goroutine, for read-only views (group
+// listings, metrics). fn must not keep e.
+func (n *Node) Inspect(ctx context.Context, fn func(e *Engine, now time.Time)) error {
+	_, err := n.call(ctx, func(e *Engine, now time.Time) any { fn(e, now); return nil })
+	return err
+}
+
+// Metrics returns the engine's counters.
+func (n *Node) Metrics(ctx context.Context) (Metrics, error) {
+	var m Metrics
+	err := n.Inspect(ctx, func(e *Engine, _ time.Time) { m = e.Metrics() })
+	return m, err
+}
+
+// Close stops accepting inputs, lets the loop commit what it took, waits
+// for workers until ctx ends, and closes the store. A later Open on the same
+// store resumes every pending retry, callback, poll, delivery and outcome.
+func (n *Node) Close(ctx context.Context) error {
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		<-n.done
+		return nil
+	}
+	n.closed = true
+	n.mu.Unlock()
+	close(n.quit)
+	<-n.done
+	n.cancel()
+	waited := make(chan struct{})
+	go func() { n.workerWG.Wait(); n.sendWG.Wait(); close(waited) }()
+	var err error
+	select {
+	case <-waited:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if cerr := n.cfg.Store.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// run is the loop that owns the engine.
+func (n *Node) run() {
+	defer close(n.done)
+	var timer *timerState
+	timer = newTimerState(n.clk)
+	defer timer.stop()
+	// Outcomes and hand-offs to redo after a restart are due at once.
+	n.eng.Tick(n.clk.Now().UTC())
+	if !n.apply(nil) {
+		return
+	}
+	n.resetTimer(timer)
+	for {
+		var batch []input
+		tick := false
+		select {
+		case <-n.quit:
+			n.drainQuit()
+			return
+		case in := <-n.in:
+			batch = append(batch, in)
+		case <-timer.c():
+			tick = true
+		}
+	more:
+		for len(batch) < n.cfg.MaxBatch {
+			select {
+			case in := <-n.in:
+				batch = append(batch, in)
+			default:
+				break more
+			}
+		}
+		now := n.clk.Now().UTC()
+		results := make([]any, len(batch))
+		for i, in := range batch {
+			results[i] = in.fn(n.eng, now)
+		}
+		if d, ok := n.eng.NextDeadline(); tick || (ok && !d.After(now)) {
+			n.eng.Tick(now)
+		}
+		if !n.apply(batch) {
+			return
+		}
+		// Work that became due at once (a deadline at or before now) is done
+		// now rather than left to a zero timer, which a fake clock would
+		// only fire on its next move. Bounded, in case a deadline stays put.
+		for range 8 {
+			d, ok := n.eng.NextDeadline()
+			if !ok || d.After(now) {
+				break
+			}
+			n.eng.Tick(now)
+			if !n.eng.HasReady() {
+				break
+			}
+			if !n.apply(nil) {
+				return
+			}
+		}
+		for i, in := range batch {
+			if in.reply != nil {
+				in.reply <- results[i]
+			}
+		}
+		n.resetTimer(timer)
+	}
+}
+
+// drainQuit answers inputs still queued at Close.
+func (n *Node) drainQuit() {
+	for {
+		select {
+		case in := <-n.in:
+			if in.reply != nil {
+				in.reply <- nodeFailure{ErrClosed}
+			}
+		default:
+			n.failAnswers(ErrClosed)
+			return
+		}
+	}
+}
+
+func (n *Node) resetTimer(t *timerState) {
+	if d, ok := n.eng.NextDeadline(); ok {
+		t.set(max(d.Sub(n.clk.Now()), 0))
+	} else {
+		t.set(-1)
+	}
+}
+
+// apply commits and releases every Ready the engine has. It returns false
+// when the store failed: the node then stops (the engine may be ahead of
+// the disk; a reopen recovers from what was committed).
+func (n *Node) apply(batch []input) bool {
+	for n.eng.HasReady() {
+		rd := n.eng.Ready()
+		if err := n.cfg.Store.Apply(rd.Persist); err != nil {
+			n.fail(fmt.Errorf("rmp: store commit failed, node stopped: %w", err), batch)
+			return false
+		}
+		n.eng.Advance()
+		n.release(&rd)
+	}
+	return true
+}
+
+func (n *Node) fail(err error, batch []input) {
+	n.log.Error("node stopped", "err", err)
+	n.mu.Lock()
+	n.failure = err
+	n.closed = true
+	n.mu.Unlock()
+	for _, in := range batch {
+		if in.reply != nil {
+			in.reply <- nodeFailure{err}
+		}
+	}
+	n.failAnswers(err)
+}
+
+// failAnswers answers waiting HTTP requests with 503: their messages were
+// not durably accepted, so the sender resends.
+func (n *Node) failAnswers(err error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for tok, ch := range n.answers {
+		ch <- Answer{Token: tok, Status: 503, ContentType: "text/plain; charset=utf-8", Body: []byte(err.Error() + "\n")}
+		delete(n.answers, tok)
+	}
+}
+
+// release hands out the effects of a committed Ready, in order: answers,
+// sends, deliveries, outcomes.
+func (n *Node) release(rd *Ready) {
+	if len(rd.Answers) > 0 {
+		n.mu.Lock()
+		for _, a := range rd.Answers {
+			if ch, ok := n.answers[a.Token]; ok {
+				ch <- a
+				delete(n.answers, a.Token)
+			}
+		}
+		n.mu.Unlock()
+	}
+	for _, o := range rd.Sends {
+		n.sendWG.Add(1)
+		go n.send(o)
+	}
+	for _, d := range rd.Deliver {
+		h := fnv.New32a()
+		h.Write([]byte(d.Ref.Group.GroupID))
+		n.workers[int(h.Sum32()%uint32(len(n.workers)))] <- d
+	}
+	for _, o := range rd.Notify {
+		n.notifyQ <- o
+	}
+	for _, ev := range rd.Events {
+		n.logEvent(ev)
+	}
+}
+
+func (n *Node) send(o Outbound) {
+	defer n.sendWG.Done()
+	res, err := n.cfg.Transport.Do(n.ctx, o.Post)
+	if err != nil {
+		n.log.Debug("send failed", "kind", o.Ref.Kind.String(), "url", o.Post.URL, "err", err)
+	}
+	n.post(func(e *Engine, now time.Time) { e.SendResult(now, o.Ref, res, err) })
+}
+
+func (n *Node) deliverLoop(ch chan Delivery) {
+	defer n.workerWG.Done()
+	for {
+		select {
+		case d := <-ch:
+			resp, err := n.cfg.Consumer.Deliver(n.ctx, d)
+			ref := d.Ref
+			if err != nil {
+				n.log.Debug("delivery refused", "group", ref.Group.GroupID, "number", ref.Number, "err", err)
+				n.post(func(e *Engine, now time.Time) { e.DeliveryFailed(now, ref) })
+				continue
+			}
+			n.post(func(e *Engine, now time.Time) {
+				e.Taken(now, ref)
+				if resp != nil {
+					e.Respond(now, ref, resp)
+				}
+			})
+		case <-n.ctx.Done():
+			return
+		}
+	}
+}
+
+func (n *Node) notifyLoop() {
+	defer n.workerWG.Done()
+	for {
+		select {
+		case o := <-n.notifyQ:
+			delay := n.cfg.RetryDelay
+			for {
+				err := n.cfg.Outcomes.HandleOutcome(n.ctx, o)
+				if err == nil {
+					id := o.ID
+					n.post(func(e *Engine, now time.Time) { e.OutcomeHandled(now, id) })
+					break
+				}
+				n.log.Warn("outcome handler failed; retrying", "group", o.Ref.GroupID, "err", err)
+				t := n.clk.Timer(delay)
+				select {
+				case <-t.C:
+				case <-n.ctx.Done():
+					t.Stop()
+					return
+				}
+				delay = min(2*delay, time.Minute)
+			}
+		case <-n.ctx.Done():
+			return
+		}
+	}
+}
+
+func (n *Node) logEvent(ev Event) {
+	if !n.log.Enabled(context.Background(), slog.LevelDebug) {
+		return
+	}
+	switch {
+	case ev.Receiver != nil:
+		r := ev.Receiver
+		n.log.Debug("receiver "+r.Kind.String(), "group", r.Group.GroupID, "generation", r.Group.Generation,
+			"number", r.Number, "rule", r.Rule.String(), "code", r.Code.String(), "label", r.Label)
+	case ev.Sender != nil:
+		s := ev.Sender
+		n.log.Debug("sender "+s.Kind.String(), "group", s.GroupID, "rule", s.Rule.String())
+	}
+}
+
+// Receiving-side deliveries keep their reference for the consumer.
+var _ = receiver.DeliveryRef{}

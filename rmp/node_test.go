@@ -1,0 +1,244 @@
+package rmp
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/sender"
+	"github.com/wsrkit/wsrkit/soap"
+	"github.com/wsrkit/wsrkit/store"
+	"github.com/wsrkit/wsrkit/store/memstore"
+	"github.com/wsrkit/wsrkit/store/pebblestore"
+)
+
+// collector is a consumer and an outcome handler that records what it got.
+type collector struct {
+	mu        sync.Mutex
+	delivered []string
+	outcomes  map[string]string
+	failFirst int // refuse this many deliveries first
+	changed   chan struct{}
+}
+
+func newCollector() *collector {
+	return &collector{outcomes: map[string]string{}, changed: make(chan struct{}, 1)}
+}
+
+func (c *collector) poke() {
+	select {
+	case c.changed <- struct{}{}:
+	default:
+	}
+}
+
+func (c *collector) Deliver(_ context.Context, d Delivery) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.failFirst > 0 {
+		c.failFirst--
+		return nil, fmt.Errorf("consumer busy")
+	}
+	c.delivered = append(c.delivered, bodyText(d.Payload))
+	c.poke()
+	return nil, nil
+}
+
+func (c *collector) HandleOutcome(_ context.Context, o sender.Outcome) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.outcomes[fmt.Sprintf("%s/%d", o.Ref.GroupID, o.Ref.Number)] = outcomeText(o)
+	c.poke()
+	return nil
+}
+
+// waitFor waits until cond holds, failing the test after a generous bound.
+func (c *collector) waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		c.mu.Lock()
+		ok := cond()
+		c.mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-c.changed:
+		case <-time.After(20 * time.Millisecond):
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+func nodeConfig(id string, st store.Store, c *collector) NodeConfig {
+	cfg := engineConfig(id)
+	cfg.Sender.Retry = sender.RetryPolicy{Interval: 100 * time.Millisecond, Backoff: 1, MaxInterval: time.Second, MaxRetries: 50}
+	cfg.Receiver.DeliveryRetry.Initial = 50 * time.Millisecond
+	return NodeConfig{Engine: cfg, Store: st, Consumer: c, Outcomes: c}
+}
+
+func TestNodeOverLoopbackAllPatternsAndVersions(t *testing.T) {
+	// R72, R74, R77, R84: one receiver node behind an httptest server; a
+	// sender node submits under each reply pattern in SOAP 1.1 and 1.2.
+	rc := newCollector()
+	rn, err := Open(nodeConfig("r", memstore.New(memstore.Options{}), rc))
+	require.NoError(t, err)
+	rsrv := httptest.NewServer(rn)
+	defer rsrv.Close()
+
+	sc := newCollector()
+	scfg := nodeConfig("s", memstore.New(memstore.Options{}), sc)
+	scfg.Engine.Sender.PollInterval = 100 * time.Millisecond
+	var sn *Node
+	ssrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { sn.ServeHTTP(w, r) }))
+	defer ssrv.Close()
+	scfg.Engine.ReplyTo = ssrv.URL
+	sn, err = Open(scfg)
+	require.NoError(t, err)
+
+	ctx := context.Background()
+	i := 0
+	for _, pat := range []group.ReplyPattern{group.ReplyResponse, group.ReplyCallback, group.ReplyPoll} {
+		for _, v := range []soap.Version{soap.SOAP11, soap.SOAP12} {
+			sub := submission("", i, false)
+			sub.To = rsrv.URL
+			sub.Pattern = pat
+			sub.Version = v
+			_, err := sn.Submit(ctx, sub)
+			require.NoError(t, err)
+			i++
+		}
+	}
+	sc.waitFor(t, "six acknowledgements", func() bool { return len(sc.outcomes) == 6 })
+	for k, o := range sc.outcomes {
+		require.Equal(t, "- acknowledged", o, k)
+	}
+	rc.waitFor(t, "six deliveries", func() bool { return len(rc.delivered) == 6 })
+	require.ElementsMatch(t, []string{"m0", "m1", "m2", "m3", "m4", "m5"}, rc.delivered)
+	require.NoError(t, sn.Close(ctx))
+	require.NoError(t, rn.Close(ctx))
+	_, err = sn.Submit(ctx, submission("", 9, false))
+	require.ErrorIs(t, err, ErrClosed)
+}
+
+func TestNodeRestartOnPebbleAndFailingConsumer(t *testing.T) {
+	// R89, R91, R92, D8: a receiver whose consumer fails at first, closed
+	// and reopened on the same pebble directory in the middle of an ordered
+	// group; every message is delivered once, in order.
+	dir := t.TempDir()
+	openPebble := func() store.Store {
+		st, err := pebblestore.Open(pebblestore.Options{Dir: dir})
+		require.NoError(t, err)
+		return st
+	}
+	rc := newCollector()
+	rc.failFirst = 2
+	var mu sync.Mutex
+	var rn *Node
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n := rn
+		mu.Unlock()
+		if n == nil {
+			http.Error(w, "restarting", http.StatusServiceUnavailable)
+			return
+		}
+		n.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	var err error
+	rn, err = Open(nodeConfig("r", openPebble(), rc))
+	require.NoError(t, err)
+
+	sc := newCollector()
+	sn, err := Open(nodeConfig("s", memstore.New(memstore.Options{}), sc))
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := range 10 {
+		sub := submission("orders", i, i == 9)
+		sub.To = srv.URL
+		_, err := sn.Submit(ctx, sub)
+		require.NoError(t, err)
+		if i == 4 {
+			mu.Lock()
+			old := rn
+			rn = nil
+			mu.Unlock()
+			require.NoError(t, old.Close(ctx))
+			reopened, err := Open(nodeConfig("r", openPebble(), rc))
+			require.NoError(t, err)
+			mu.Lock()
+			rn = reopened
+			mu.Unlock()
+		}
+	}
+	sc.waitFor(t, "ten outcomes", func() bool { return len(sc.outcomes) == 10 })
+	rc.waitFor(t, "ten deliveries", func() bool { return len(rc.delivered) >= 10 })
+	time.Sleep(100 * time.Millisecond)
+	rc.mu.Lock()
+	require.Equal(t, []string{"m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9"}, rc.delivered)
+	rc.mu.Unlock()
+	require.NoError(t, sn.Close(ctx))
+	mu.Lock()
+	require.NoError(t, rn.Close(ctx))
+	mu.Unlock()
+}
+
+func TestNodeFakeClockRunsHoursInMilliseconds(t *testing.T) {
+	// D10, D26: with a fake clock and an unreachable receiver, a message is
+	// resent on the retry schedule and fails as expired after its one-hour
+	// lifetime, without waiting an hour.
+	clk := NewFakeClock(epoch)
+	sc := newCollector()
+	cfg := nodeConfig("s", memstore.New(memstore.Options{}), sc)
+	cfg.Clock = clk
+	cfg.Engine.Sender.Retry = sender.RetryPolicy{Interval: 5 * time.Minute, Backoff: 1, MaxInterval: 5 * time.Minute, MaxRetries: 100}
+	n, err := Open(cfg)
+	require.NoError(t, err)
+	defer n.Close(context.Background())
+	sub := submission("", 1, false)
+	sub.To = "http://127.0.0.1:1/rmp" // nothing listens there
+	sub.Lifetime = time.Hour
+	_, err = n.Submit(context.Background(), sub)
+	require.NoError(t, err)
+	start := time.Now()
+	for range 13 {
+		clk.Add(5 * time.Minute)
+		require.NoError(t, n.Sync(context.Background()))
+	}
+	sc.waitFor(t, "the expiry outcome", func() bool { return len(sc.outcomes) == 1 })
+	for _, o := range sc.outcomes {
+		require.Equal(t, "- failed expired", o)
+	}
+	require.Less(t, time.Since(start), 15*time.Second, "an hour of protocol time must not take real time")
+	m, err := n.Metrics(context.Background())
+	require.NoError(t, err)
+	require.Greater(t, m.Retries, uint64(0), "resends happened on the fake clock")
+}
+
+func TestServeHTTPRefusesNonPostAndLargeBodies(t *testing.T) {
+	cfg := nodeConfig("r", memstore.New(memstore.Options{}), newCollector())
+	cfg.MaxBody = 64
+	n, err := Open(cfg)
+	require.NoError(t, err)
+	defer n.Close(context.Background())
+	srv := httptest.NewServer(n)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
+	resp, err = http.Post(srv.URL, "text/xml; charset=utf-8", strings.NewReader(strings.Repeat("x", 200)))
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
+}
