@@ -26,6 +26,12 @@ type Consumer interface {
 	Deliver(ctx context.Context, d Delivery) (response []byte, err error)
 }
 
+// ErrDeferred, returned by a Consumer, means "kept, not yet taken": the
+// message stays in the receiving RMP's durable state until the consumer
+// calls Node.Confirm (taken) or Node.Reject (retry later), and is handed
+// out again after a restart until then. An inbox uses it.
+var ErrDeferred = errors.New("rmp: delivery deferred")
+
 // ConsumerFunc adapts a function to Consumer.
 type ConsumerFunc func(ctx context.Context, d Delivery) ([]byte, error)
 
@@ -252,6 +258,26 @@ func (n *Node) Submit(ctx context.Context, s Submission) (sender.MessageRef, err
 	}
 	out := r.(res)
 	return out.ref, out.err
+}
+
+// Confirm reports that a deferred delivery was taken (R92): the hand-off
+// is complete and, in an ordered group, the next message may come.
+func (n *Node) Confirm(ctx context.Context, ref receiver.DeliveryRef, response []byte) error {
+	_, err := n.call(ctx, func(e *Engine, now time.Time) any {
+		e.Taken(now, ref)
+		if response != nil {
+			e.Respond(now, ref, response)
+		}
+		return nil
+	})
+	return err
+}
+
+// Reject reports that a deferred delivery could not be taken; it is
+// offered again later, until its ExpiryTime.
+func (n *Node) Reject(ctx context.Context, ref receiver.DeliveryRef) error {
+	_, err := n.call(ctx, func(e *Engine, now time.Time) any { e.DeliveryFailed(now, ref); return nil })
+	return err
 }
 
 // Sync returns once every timer due at the clock's current time has been
@@ -484,6 +510,9 @@ func (n *Node) deliverLoop(ch chan Delivery) {
 		case d := <-ch:
 			resp, err := n.cfg.Consumer.Deliver(n.ctx, d)
 			ref := d.Ref
+			if errors.Is(err, ErrDeferred) {
+				continue
+			}
 			if err != nil {
 				n.log.Debug("delivery refused", "group", ref.Group.GroupID, "number", ref.Number, "err", err)
 				n.post(func(e *Engine, now time.Time) { e.DeliveryFailed(now, ref) })
@@ -544,6 +573,3 @@ func (n *Node) logEvent(ev Event) {
 		n.log.Debug("sender "+s.Kind.String(), "group", s.GroupID, "rule", s.Rule.String())
 	}
 }
-
-// Receiving-side deliveries keep their reference for the consumer.
-var _ = receiver.DeliveryRef{}

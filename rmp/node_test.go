@@ -242,3 +242,80 @@ func TestServeHTTPRefusesNonPostAndLargeBodies(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
 }
+
+func TestNodeDeferredDeliveryIsConfirmedLaterAndSurvivesRestart(t *testing.T) {
+	// R92, D14: an inbox-style consumer defers; an ordered group's next
+	// message waits until the first is confirmed; a restart before the
+	// confirmation hands the message out again.
+	st := memstore.New(memstore.Options{})
+	var mu sync.Mutex
+	var got []Delivery
+	consumer := ConsumerFunc(func(_ context.Context, d Delivery) ([]byte, error) {
+		mu.Lock()
+		got = append(got, d)
+		mu.Unlock()
+		return nil, ErrDeferred
+	})
+	open := func() *Node {
+		n, err := Open(NodeConfig{Engine: engineConfig("r"), Store: reopenable{st}, Consumer: consumer})
+		require.NoError(t, err)
+		return n
+	}
+	rn := open()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n := rn
+		mu.Unlock()
+		n.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	sc := newCollector()
+	sn, err := Open(nodeConfig("s", memstore.New(memstore.Options{}), sc))
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i := range 2 {
+		sub := submission("g", i, i == 1)
+		sub.To = srv.URL
+		_, err := sn.Submit(ctx, sub)
+		require.NoError(t, err)
+	}
+	sc.waitFor(t, "two acks (durable acceptance, D8)", func() bool { return len(sc.outcomes) == 2 })
+	count := func() int { mu.Lock(); defer mu.Unlock(); return len(got) }
+	waitUntil(t, func() bool { return count() == 1 })
+	time.Sleep(50 * time.Millisecond)
+	require.Equal(t, 1, count(), "the second waits until the first is confirmed")
+
+	// Restart before confirming: the first is handed out again.
+	require.NoError(t, rn.Close(ctx))
+	mu.Lock()
+	rn = open()
+	mu.Unlock()
+	waitUntil(t, func() bool { return count() == 2 })
+	mu.Lock()
+	first := got[1]
+	mu.Unlock()
+	require.Equal(t, "m0", bodyText(first.Payload))
+	require.NoError(t, rn.Confirm(ctx, first.Ref, nil))
+	waitUntil(t, func() bool { return count() == 3 })
+	mu.Lock()
+	require.Equal(t, "m1", bodyText(got[2].Payload))
+	mu.Unlock()
+	require.NoError(t, rn.Close(ctx))
+	require.NoError(t, sn.Close(ctx))
+}
+
+// reopenable keeps a memstore usable across Node restarts (Close is a no-op).
+type reopenable struct{ store.Store }
+
+func (reopenable) Close() error { return nil }
+
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in time")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
