@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/wsrkit/wsrkit/rmp/group"
@@ -87,6 +88,11 @@ func Open(opts Options) (s *Store, err error) {
 		FS:           opts.FS,
 		CacheSize:    opts.CacheSize,
 		MemTableSize: opts.MemTableSize,
+	}
+	// Bloom filters: every new generation's first OpSetDeadline reads its
+	// absent reverse entry; a filter answers that without reading blocks.
+	for i := range po.Levels {
+		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
 	if opts.Tune != nil {
 		opts.Tune(po)
