@@ -95,6 +95,11 @@ func (r *Receiver) callback(now time.Time, url string, it replyItem, expiry time
 	if it.code != 0 {
 		until = latest(expiry, now.Add(r.cfg.FaultRetention))
 	}
+	r.callbackUntil(url, it, until)
+}
+
+// callbackUntil queues a reply item to url, retried up to until (R75).
+func (r *Receiver) callbackUntil(url string, it replyItem, until time.Time) {
 	e := &cbEntry{seq: r.out.nextSeq, url: url, groupID: it.groupID, sequence: it.sequence,
 		from: it.from, to: it.to, code: it.code, until: until}
 	r.out.nextSeq++

@@ -267,7 +267,8 @@ func decodeMsg(v []byte) (time.Time, []byte, error) {
 	return t, p, d.end()
 }
 
-// Fault status (KindReply in a group generation): code, reported.
+// Fault status (KindReply in a group generation): code, reported. Code 0
+// with reported false is an ack waiting for a Response (gstate.acks).
 func encodeFault(b []byte, f faultRec) []byte {
 	e := enc{b: append(b, codecVersion)}
 	e.u(uint64(f.code))
@@ -279,10 +280,13 @@ func decodeFault(v []byte) (faultRec, error) {
 	d := dec{b: v}
 	d.version()
 	c := faults.Code(d.u())
-	if d.err == nil && !c.Valid() {
+	if d.err == nil && c != 0 && !c.Valid() {
 		d.fail("fault code")
 	}
 	r := d.bool()
+	if d.err == nil && c == 0 && r {
+		d.fail("reported ack")
+	}
 	return faultRec{code: c, reported: r}, d.end()
 }
 

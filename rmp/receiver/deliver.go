@@ -101,14 +101,16 @@ func (r *Receiver) Taken(now time.Time, ref DeliveryRef) Ready {
 	return r.finish(now)
 }
 
-// asyncReply sends a reply produced outside the message's own request
-// through the group's latest reply pattern: Response → this Ready's Reply
-// (for an engine still holding the HTTP exchange), Callback → ReplyTo,
-// Poll → answered from state.
+// asyncReply sends an ack produced outside the message's own request
+// through the group's latest reply pattern: Response → kept in g.acks for
+// the next Response to a message of the GroupId (no HTTP exchange is open;
+// Ready.Reply stays nil), Callback → ReplyTo, Poll → answered from state.
 func (r *Receiver) asyncReply(now time.Time, g *gstate, it replyItem, expiry time.Time) {
 	switch g.pattern {
 	case group.ReplyResponse:
-		r.reply.add(it)
+		if added, err := g.acks.Add(it.from); err == nil && added {
+			r.putFault(g, it.from, faultRec{}) // code 0: a pending ack
+		}
 	case group.ReplyCallback:
 		r.callback(now, g.replyTo, it, expiry)
 	}
@@ -155,6 +157,12 @@ func (r *Receiver) Respond(now time.Time, ref DeliveryRef, body []byte) Ready {
 // discard records that accepted n of g will never be delivered and reports
 // code when AckRequested (D12, D13, D14).
 func (r *Receiver) discard(now time.Time, g *gstate, n uint64, expiry time.Time, code faults.Code, label string) {
+	r.discardUntil(now, g, n, latest(expiry, now.Add(r.cfg.FaultRetention)), code, label)
+}
+
+// discardUntil is discard with the instant up to which a callback carrying
+// the fault is retried (R75).
+func (r *Receiver) discardUntil(now time.Time, g *gstate, n uint64, until time.Time, code faults.Code, label string) {
 	fr := faultRec{code: code, reported: true}
 	if g.flags.AckRequested {
 		it := replyItem{groupID: g.id.GroupID, sequence: !g.singleton, from: n, to: n, code: code}
@@ -163,7 +171,7 @@ func (r *Receiver) discard(now time.Time, g *gstate, n uint64, expiry time.Time,
 			fr.reported = false // D13: carried by the next Response of the group
 			g.unreported++
 		case group.ReplyCallback:
-			r.callback(now, g.replyTo, it, expiry)
+			r.callbackUntil(g.replyTo, it, until)
 		}
 	}
 	g.faults[n] = fr

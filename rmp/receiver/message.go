@@ -350,7 +350,8 @@ func (r *Receiver) route(now time.Time, m *Message, g *gstate, n uint64, code fa
 }
 
 // pendingFaults adds the faults of m's group (every generation) not yet
-// carried by a Response to this request's Response (D13).
+// carried by a Response to this request's Response (D13), and the acks
+// made at Taken that wait for one (AckOnDelivery, D8).
 func (r *Receiver) pendingFaults(m *Message, _ *gstate) {
 	if m.Pattern != group.ReplyResponse {
 		return
@@ -360,6 +361,7 @@ func (r *Receiver) pendingFaults(m *Message, _ *gstate) {
 		return
 	}
 	for _, g := range f.gens {
+		r.pendingAcks(g)
 		if g.unreported == 0 {
 			continue
 		}
@@ -395,4 +397,22 @@ func (r *Receiver) refuse(now time.Time, m *Message, g *gstate, rf refusal) {
 		r.reply.add(it)
 	}
 	r.pendingFaults(m, g)
+}
+
+// pendingAcks moves g's waiting acks into this request's Response.
+func (r *Receiver) pendingAcks(g *gstate) {
+	if g.acks.Empty() {
+		return
+	}
+	for run := range g.acks.Ranges() {
+		r.reply.add(replyItem{groupID: g.id.GroupID, sequence: !g.singleton, from: run.From, to: run.To})
+		for n := run.From; ; n++ {
+			r.del(r.key(g, group.KindReply, n))
+			if n == run.To {
+				break
+			}
+		}
+	}
+	g.acks = group.SeqSet{}
+	r.touch(g)
 }

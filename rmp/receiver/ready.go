@@ -1,6 +1,7 @@
 package receiver
 
 import (
+	"math"
 	"time"
 
 	"github.com/wsrkit/wsrkit/faults"
@@ -33,11 +34,7 @@ func (r *Receiver) finish(now time.Time) Ready {
 			r.put(r.key(g, group.KindMeta, 0), r.arena[start:])
 		}
 		r.schedule(g)
-		if g.deadline != g.persistedDeadline || !g.hasDeadline && !g.persistedDeadline.IsZero() {
-			at := g.deadline
-			if !g.hasDeadline {
-				at = time.Time{}
-			}
+		if at := indexedDeadline(g); !at.Equal(g.persistedDeadline) {
 			g.persistedDeadline = at
 			r.rd.Persist = append(r.rd.Persist, group.Mutation{Op: group.OpSetDeadline, Key: r.key(g, group.KindMeta, 0), At: at})
 		}
@@ -50,6 +47,34 @@ func (r *Receiver) finish(now time.Time) Ready {
 		r.rd.Reply = &r.replyV
 	}
 	return r.rd
+}
+
+// Stores index deadlines as int64 nanoseconds since the Unix epoch
+// (years 1678–2262) and refuse other instants. An ExpiryTime or
+// groupExpiryTime beyond that range is valid xsd:dateTime, so the indexed
+// deadline is clamped into it instead of failing the batch: a group due
+// after MaxIndexedDeadline is indexed at MaxIndexedDeadline (the engine
+// then ticks early, finds nothing due and indexes it there again); the
+// in-memory deadline and every stored value keep the exact instant.
+var (
+	// MinIndexedDeadline and MaxIndexedDeadline bound the instants a
+	// Persist batch's OpSetDeadline carries.
+	MinIndexedDeadline = time.Unix(0, math.MinInt64).UTC()
+	MaxIndexedDeadline = time.Unix(0, math.MaxInt64).UTC()
+)
+
+// indexedDeadline is g's deadline as stored: clamped into the store's
+// range, the zero Time when g needs no timer.
+func indexedDeadline(g *gstate) time.Time {
+	switch {
+	case !g.hasDeadline:
+		return time.Time{}
+	case g.deadline.Before(MinIndexedDeadline):
+		return MinIndexedDeadline
+	case g.deadline.After(MaxIndexedDeadline):
+		return MaxIndexedDeadline
+	}
+	return g.deadline
 }
 
 func (r *Receiver) key(g *gstate, k group.Kind, n uint64) group.Key {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/group"
 )
@@ -116,6 +115,10 @@ func (r *Receiver) recoverRecord(cur **gstate, k group.Key, v []byte) error {
 		if err != nil {
 			return err
 		}
+		if fr.code == 0 {
+			g.acks.Add(n) //nolint:errcheck // no limit
+			return nil
+		}
 		g.faults[n] = fr
 		if !fr.reported {
 			g.unreported++
@@ -155,9 +158,6 @@ func (r *Receiver) finishRecovered(g *gstate) error {
 	}
 	g.received.SetMaxRanges(r.cfg.MaxRangesPerGroup)
 	r.schedule(g)
-	g.persistedDeadline = g.deadline // the store indexed it before the restart
-	if !g.hasDeadline {
-		g.persistedDeadline = time.Time{}
-	}
+	g.persistedDeadline = indexedDeadline(g) // the store indexed it before the restart
 	return nil
 }

@@ -154,24 +154,31 @@ deliver o#1/2
 deliver o#1/3`,
 	},
 	{
-		name: "ack-on-delivery", ids: "D8 R41 R50",
+		name: "ack-on-delivery", ids: "D8 D13 R41 R50",
 		cfg: Config{AckOnDelivery: true},
 		run: func(h *harness) {
-			h.msg(seq("o", 1, ordered)) // held: no ack
+			h.msg(seq("o", 1, ordered)) // held: answered at once without a Response header
 			h.cp()
 			h.msg(seq("o", 1, ordered)) // duplicate of a held message: still no ack
-			h.msg(seq("o", 0, ordered))
+			h.msg(seq("o", 0, ordered)) // taken after its exchange: the acks wait
 			h.cp()
 			h.poll(PollRequest{Refs: []PollRef{{GroupID: "o", Ranges: []group.Range{{From: 0, To: 5}}}}})
+			h.msg(seq("o", 2, ordered)) // the next Response of the group carries them
+			h.cp()
+			h.msg(seq("o", 1, ordered)) // R44: acked again, with 2's waiting ack
+			h.msg(seq("o", 3, ordered)) // nothing waits any more
 		},
 		want: `
 held o#1/1
 duplicate o#1/1
 deliver o#1/0
 deliver o#1/1
-reply o[0]
-reply o[1]
-poll o[0-1]`,
+poll o[0-1]
+deliver o#1/2
+reply o[0-1]
+reply o[1-2]
+duplicate o#1/1
+deliver o#1/3`,
 	},
 	{
 		name: "order-abort-on-held-expiry", ids: "D14 D24 R51 R52 R56 D13",

@@ -6,25 +6,16 @@ import (
 	"github.com/wsrkit/wsrkit/rmp/group"
 )
 
-// maxSegment bounds one stored received segment: a longer one can only come
-// from a corrupt record, and adding it number by number would not end.
-const maxSegment = 1 << 30
-
-// addSeg adds a stored received segment to s.
-//
-// TODO(group): use SeqSet.AddRange once it is committed in rmp/group; until
-// then the numbers are added one by one (constant time each: every number
-// extends the last range).
+// addSeg adds a stored received segment to s in one step, whatever its
+// length. Segments of one generation are disjoint when written
+// (addReceived, compactSegs), so an overlap means a corrupt store.
 func addSeg(s *group.SeqSet, r group.Range) error {
-	if r.To-r.From >= maxSegment {
-		return fmt.Errorf("%w: received segment of %d numbers", ErrCorrupt, r.To-r.From+1)
+	added, err := s.AddRange(r)
+	if err != nil {
+		return fmt.Errorf("%w: received segment %d..%d: %v", ErrCorrupt, r.From, r.To, err)
 	}
-	for n := r.From; ; n++ {
-		if _, err := s.Add(n); err != nil {
-			return err
-		}
-		if n == r.To {
-			return nil
-		}
+	if added != r.Len() {
+		return fmt.Errorf("%w: received segment %d..%d overlaps another", ErrCorrupt, r.From, r.To)
 	}
+	return nil
 }

@@ -63,7 +63,12 @@ type gstate struct {
 	faults   map[uint64]faultRec
 	// unreported counts faults with reported false.
 	unreported int
-	responses  map[uint64][]byte
+	// acks are numbers taken under AckOnDelivery with the Response pattern
+	// and AckRequested: no HTTP exchange was open at Taken, so each ack
+	// waits for the next Response to a message of this GroupId (D8, D13).
+	// Persisted as KindReply records with code 0.
+	acks      group.SeqSet
+	responses map[uint64][]byte
 
 	// deadline is the next instant Tick has work for this group.
 	deadline, persistedDeadline time.Time
@@ -73,6 +78,10 @@ type gstate struct {
 }
 
 func (g *gstate) ordered() bool { return g.flags.MessageOrder && !g.singleton }
+
+// deleted reports whether an operator deleted g with Abort: it is hidden
+// from listings and kept only to answer for its discarded messages.
+func (g *gstate) deleted() bool { return g.lc.Terminated && g.lc.Rule == group.RuleDeleted }
 
 // family is every generation of one GroupId with state, oldest first.
 type family struct {

@@ -51,7 +51,11 @@ func (r *Receiver) advanceGroup(now time.Time, g *gstate) {
 	if g.singleton {
 		r.expireUnordered(now, g)
 		if group.Passed(g.expiry, now) && len(g.pending) == 0 {
-			r.remove(g, group.RuleSingleton) // D17
+			rule := group.RuleSingleton // D17
+			if g.deleted() {
+				rule = group.RuleDeleted
+			}
+			r.remove(g, rule)
 			return
 		}
 		r.pumpAll(now, g)
@@ -90,7 +94,9 @@ func (r *Receiver) removeAt(g *gstate) (time.Time, bool) {
 	if !g.lc.Terminated || len(g.pending) > 0 {
 		return time.Time{}, false
 	}
-	if g.unreported > 0 {
+	if g.unreported > 0 && !g.deleted() {
+		// A deleted generation keeps its faults only until RemoveAt
+		// (gateway notes: the latest ExpiryTime of what Abort discarded).
 		return g.lc.RemoveAt.Add(r.cfg.FaultRetention), true
 	}
 	return g.lc.RemoveAt, true

@@ -1,0 +1,78 @@
+package receiver
+
+import (
+	"slices"
+	"time"
+
+	"github.com/wsrkit/wsrkit/faults"
+	"github.com/wsrkit/wsrkit/rmp/group"
+)
+
+// Abort deletes every listed generation of groupID on an operator's request
+// (gateway DELETE /v1/groups/{groupId}?role=receiver). Each leaves Groups at
+// once; its held messages and hand-offs not yet taken are discarded with
+// GroupAborted, reported through the group's reply pattern (D13, R75). Its
+// state stays, hidden, until the latest ExpiryTime among the discarded
+// messages has passed, so that PollRequests and duplicates are still
+// answered with those faults (D17, D24); with nothing discarded it is
+// removed at once. Events report each discard, the termination and the
+// removal under group.RuleDeleted. Unknown ids are ignored.
+func (r *Receiver) Abort(now time.Time, groupID string) Ready {
+	r.begin()
+	f := r.groups[groupID]
+	if f == nil {
+		r.event(Event{Kind: EventIgnored, Group: group.ID{GroupID: groupID}, Label: "receiver.abort-unknown"})
+		return r.finish(now)
+	}
+	r.advanceFamily(now, f) // due expiries and terminations apply first
+	for _, g := range slices.Clone(f.gens) {
+		if !g.removed && listed(g) {
+			r.abortGeneration(now, g)
+		}
+	}
+	return r.finish(now)
+}
+
+// abortGeneration discards what g has not handed over and marks it deleted.
+func (r *Receiver) abortGeneration(now time.Time, g *gstate) {
+	r.touch(g)
+	// Every discarded message shares one retention: the latest ExpiryTime
+	// among them (gateway notes), so compute it first.
+	var until time.Time
+	var held []group.Held[[]byte]
+	if g.buf != nil && g.buf.Len() > 0 {
+		r.heldCount -= g.buf.Len()
+		r.heldBytes -= g.buf.Bytes()
+		held = g.buf.Drain(nil)
+	}
+	for _, h := range held {
+		until = latest(until, h.Expiry)
+	}
+	pend := sortedKeys(g.pending)
+	for _, n := range pend {
+		until = latest(until, g.pending[n].expiry)
+	}
+	for _, h := range held {
+		r.del(r.key(g, group.KindHeld, h.Number))
+		r.discardUntil(now, g, h.Number, until, faults.GroupAborted, "receiver.group-deleted")
+	}
+	for _, n := range pend {
+		delete(g.pending, n)
+		r.del(r.key(g, group.KindDelivery, n))
+		r.discardUntil(now, g, n, until, faults.GroupAborted, "receiver.group-deleted")
+	}
+	removeAt := now
+	if len(held)+len(pend) > 0 {
+		removeAt = group.PassDeadline(until)
+	}
+	if g.lc.Terminated {
+		g.lc.Rule, g.lc.RemoveAt = group.RuleDeleted, removeAt
+	} else {
+		g.lc.Terminate(now, group.RuleDeleted, removeAt)
+	}
+	r.event(Event{Kind: EventTerminated, Group: g.id, Rule: group.RuleDeleted})
+	r.dirty(g)
+	if !now.Before(removeAt) {
+		r.remove(g, group.RuleDeleted)
+	}
+}

@@ -1,0 +1,213 @@
+package receiver
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wsrkit/wsrkit/rmp/group"
+)
+
+func init() { scenarios = append(scenarios, scenarios3...) }
+
+// abort applies an operator delete (gateway DELETE /v1/groups/{id}).
+func (h *harness) abort(id string) { h.process(h.r.Abort(h.now, id)) }
+
+// groups logs the listing (gateway GET /v1/groups?role=receiver).
+func (h *harness) groups() {
+	gs := h.r.Groups()
+	if len(gs) == 0 {
+		h.log = append(h.log, "groups -")
+	}
+	for _, g := range gs {
+		h.log = append(h.log, "group "+infoStr(g))
+	}
+}
+
+func infoStr(g GroupInfo) string {
+	state := "open"
+	if g.Terminated {
+		state = "terminated " + g.Rule.String()
+	}
+	var rs []string
+	for _, r := range g.Ranges {
+		rs = append(rs, fmt.Sprintf("%d-%d", r.From, r.To))
+	}
+	s := fmt.Sprintf("%s#%d %s [%s] held=%d", g.GroupID, g.Generation, state, strings.Join(rs, " "), g.Held)
+	if g.Singleton {
+		s += " singleton"
+	}
+	if g.HasLast {
+		s += fmt.Sprintf(" last=%d", g.LastNumber)
+	}
+	if g.HasDeadline {
+		s += " deadline=" + g.NextDeadline.Sub(t0).String()
+	}
+	return s
+}
+
+func payload(p string) mopt { return func(m *Message) { m.Payload = []byte(p) } }
+
+var scenarios3 = []scenario{
+	{
+		name: "operator-delete", ids: "D13 D24 gateway-delete",
+		run: func(h *harness) {
+			h.msg(seq("o", 0, ordered, exp(10*sec)))
+			h.msg(seq("o", 2, ordered, last, exp(20*sec)))
+			h.holdTake = true
+			h.msg(seq("u", 0, exp(30*sec)))
+			h.holdTake = false
+			h.groups()
+			h.abort("o")
+			h.abort("u") // its hand-off in flight is discarded too
+			h.abort("nope")
+			h.groups()  // gone from listings at once
+			h.takeAll() // too late: ignored
+			h.cp()
+			h.poll(PollRequest{Refs: []PollRef{{GroupID: "o", Ranges: []group.Range{{From: 0, To: 5}}}}})
+			h.msg(seq("o", 1, ordered)) // not recorded: a new generation, carrying the fault (D13, D24)
+			h.groups()
+			h.msg(seq("o", 2, ordered, last, exp(20*sec))) // recorded in the deleted generation: its fault again
+			h.cp()
+			h.at(20*sec + 1)
+			h.tick()
+			h.at(30*sec + 1)
+			h.tick()
+		},
+		want: `
+deliver o#1/0
+reply o[0]
+reply o[2]
+held o#1/2
+deliver u#1/0
+reply u[0]
+group o#1 open [0-0 2-2] held=1 last=2 deadline=20.000000001s
+group u#1 open [0-0] held=1 deadline=30.000000001s
+discarded o#1/2 GroupAborted receiver.group-deleted
+terminated o#1 deleted
+discarded u#1/0 GroupAborted receiver.group-deleted
+terminated u#1 deleted
+ignored nope#0 receiver.abort-unknown
+groups -
+ignored u#1/0 receiver.taken-unknown
+poll o[0 2!GroupAborted]
+reply o[1 2!GroupAborted]
+generation o#2
+held o#2/1
+group o#2 open [1-1] held=1 deadline=1h0m0.000000001s
+reply o[2!GroupAborted]
+duplicate o#1/2
+removed o#1 deleted
+removed u#1 deleted`,
+	},
+	{
+		name: "operator-delete-callback-singleton", ids: "D13 D17 R75 gateway-delete",
+		run: func(h *harness) {
+			h.holdTake = true
+			h.msg(single("s", cb("http://cb/s"), exp(10*sec)))
+			h.holdTake = false
+			h.abort("s")
+			h.cp()
+			h.msg(single("s", cb("http://cb/s"), exp(10*sec))) // D17: still a duplicate, with its fault
+			h.groups()
+			h.at(10*sec + 1)
+			h.tick()
+			h.msg(single("s", cb("http://cb/s"), exp(20*sec))) // id forgotten: a new message
+		},
+		want: `
+deliver s#1
+callback http://cb/s s
+callback http://cb/s s!GroupAborted
+discarded s#1 GroupAborted receiver.group-deleted
+terminated s#1 deleted
+callback http://cb/s s!GroupAborted
+duplicate s#1
+groups -
+removed s#1 deleted
+deliver s#1
+callback http://cb/s s`,
+	},
+	{
+		name: "validation-more", ids: "D1 D25 R14 R57 A6",
+		run: func(h *harness) {
+			h.msg(seq("g", 0))
+			h.msg(seq("g", 5))
+			h.msg(seq("g", 3, last)) // D25: 5 was received after it
+			h.msg(seq("h", 0, idle(10*sec)))
+			h.msg(seq("h", 1, idle(20*sec))) // D25, R14
+			h.msg(seq("p", 1, gexp(2*hr)))
+			h.msg(seq("p", 0)) // A6: the first message must carry the timing
+			h.msg(single("s"))
+			h.msg(seq("s", 0)) // D1: the id is a singleton's
+		},
+		want: `
+deliver g#1/0
+reply g[0]
+deliver g#1/5
+reply g[5]
+reply g[3!InvalidMessageId]
+refused g#1/3 InvalidMessageId receiver.last-below-received
+deliver h#1/0
+reply h[0]
+reply h[1!InvalidMessageParameters]
+refused h#1/1 InvalidMessageParameters receiver.group-max-idle-changed
+deliver p#1/1
+reply p[1]
+reply p[0!InvalidMessageParameters]
+refused p#1/0 InvalidMessageParameters receiver.group-timing-missing-on-first
+deliver s#1
+reply s
+reply s[0!InvalidMessageId]
+refused s#0/0 InvalidMessageId receiver.sequence-id-is-singleton`,
+	},
+	{
+		name: "held-bytes-and-total-limits", ids: "D15",
+		cfg: Config{MaxHeldBytesPerGroup: 6, MaxHeldTotal: 4, MaxHeldBytesTotal: 10},
+		run: func(h *harness) {
+			h.msg(seq("o", 1, ordered)) // 3 bytes
+			h.msg(seq("o", 2, ordered))
+			h.msg(seq("o", 3, ordered)) // group bytes 9 > 6
+			h.msg(seq("p", 1, ordered))
+			h.cp()
+			h.msg(seq("p", 2, ordered)) // total bytes 12 > 10
+			h.msg(seq("q", 1, ordered, payload("x")))
+			h.msg(seq("q", 2, ordered, payload("y"))) // total count 5 > 4
+			h.msg(seq("o", 0, ordered))               // releases o: room again
+			h.cp()
+			h.msg(seq("q", 2, ordered, payload("y")))
+		},
+		want: `
+reply o[1]
+held o#1/1
+reply o[2]
+held o#1/2
+reply o[3!MessageStoreOverflow]
+refused o#1/3 MessageStoreOverflow receiver.held-bytes-overflow-group
+reply p[1]
+held p#1/1
+reply p[2!MessageStoreOverflow]
+refused p#1/2 MessageStoreOverflow receiver.held-bytes-overflow-total
+reply q[1]
+held q#1/1
+reply q[2!MessageStoreOverflow]
+refused q#1/2 MessageStoreOverflow receiver.held-overflow-total
+deliver o#1/0
+reply o[0]
+deliver o#1/1
+deliver o#1/2
+reply q[2]
+held q#1/2`,
+	},
+	{
+		name: "ordering-not-supported", ids: "R64",
+		cfg: Config{DisableOrdering: true},
+		run: func(h *harness) {
+			h.msg(seq("o", 0, ordered))
+			h.msg(seq("u", 0))
+		},
+		want: `
+reply o[0!FeatureNotSupported]
+refused o#0/0 FeatureNotSupported receiver.ordering-not-supported
+deliver u#1/0
+reply u[0]`,
+	},
+}
