@@ -16,9 +16,11 @@ func main() {
 const usage = `usage: wsrkit <command> [flags]
 
 commands:
-  demo     run two gateways over a faulty link and check delivery (not built yet)
-  serve    run the gateway (not built yet)
-  conform  run conformance scenarios (not built yet)
+  demo     run two gateways over a faulty link and check delivery
+  serve    run the gateway
+  conform  run conformance scenarios
+
+"wsrkit <command> -h" lists a command's flags.
 `
 
 // run executes one subcommand and returns the process exit status.
@@ -31,9 +33,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	switch args[0] {
-	case "demo", "serve", "conform":
-		fmt.Fprintf(stderr, "wsrkit %s: not built yet\n", args[0])
-		return 1
+	case "serve":
+		return serve(args[1:], stderr, nil)
+	case "demo":
+		return demo(args[1:], stdout, stderr)
+	case "conform":
+		return conform(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "wsrkit: unknown command %q\n%s", args[0], usage)
 	return 2

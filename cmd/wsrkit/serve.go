@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/wsrkit/wsrkit/internal/gateway"
+)
+
+// shutdownGrace bounds a graceful shutdown after SIGINT/SIGTERM.
+const shutdownGrace = 10 * time.Second
+
+// serve runs `wsrkit serve` until SIGINT/SIGTERM or until stop is closed
+// (tests); started, when set, receives the running server.
+func serve(args []string, stderr io.Writer, started func(*gateway.Server) (stop <-chan struct{})) int {
+	fs := flag.NewFlagSet("wsrkit serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := gateway.DefaultConfig()
+	cfg.RegisterFlags(fs)
+	logLevel := fs.String("log", "info", "log level: debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "wsrkit serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		fmt.Fprintf(stderr, "wsrkit serve: invalid -log %q\n", *logLevel)
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	srv, err := gateway.Start(cfg, gateway.Options{Logger: log})
+	if err != nil {
+		fmt.Fprintf(stderr, "wsrkit serve: %v\n", err)
+		return 1
+	}
+	log.Info("wsrkit gateway listening", "url", srv.URL(), "data", cfg.DataDir, "fakeClock", cfg.FakeClock)
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	var stop <-chan struct{}
+	if started != nil {
+		stop = started(srv)
+	}
+	status := 0
+	select {
+	case <-ctx.Done():
+	case <-stop:
+	case err := <-srv.Done():
+		fmt.Fprintf(stderr, "wsrkit serve: %v\n", err)
+		status = 1
+	}
+	sctx, scancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer scancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		fmt.Fprintf(stderr, "wsrkit serve: shutdown: %v\n", err)
+		return 1
+	}
+	return status
+}

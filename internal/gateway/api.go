@@ -1,0 +1,121 @@
+package gateway
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+)
+
+// routes wires the HTTP API (README "HTTP API").
+func (g *Gateway) routes() {
+	m := http.NewServeMux()
+	m.Handle("/rmp", g.limit(g.node))
+	m.HandleFunc("POST /v1/messages", g.limitFunc(g.handleSubmit))
+	m.HandleFunc("GET /v1/messages/{id}", g.handleMessage)
+	m.HandleFunc("GET /v1/inbox", g.handleInbox)
+	m.HandleFunc("DELETE /v1/inbox/{id}", g.handleInboxDelete)
+	m.HandleFunc("GET /v1/groups", g.handleGroups)
+	m.HandleFunc("GET /v1/groups/{groupId}", g.handleGroup)
+	m.HandleFunc("DELETE /v1/groups/{groupId}", g.handleGroupDelete)
+	m.HandleFunc("GET /v1/clock", g.handleClockGet)
+	m.HandleFunc("POST /v1/clock", g.limitFunc(g.handleClockPost))
+	m.HandleFunc("GET /metrics", g.handleMetrics)
+	m.HandleFunc("GET /healthz", g.handleHealth)
+	g.mux = m
+}
+
+// limit bounds every request body by -max-body; the node answers 413 for
+// /rmp itself, readJSON for the JSON API.
+func (g *Gateway) limit(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, g.cfg.MaxBody)
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (g *Gateway) limitFunc(h http.HandlerFunc) http.HandlerFunc {
+	return g.limit(h).ServeHTTP
+}
+
+// errorJSON is every error body of the JSON API.
+type errorJSON struct {
+	Error string `json:"error"`
+	Field string `json:"field,omitempty"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, errorJSON{Error: msg})
+}
+
+// readJSON decodes a request body into v; it answers 413 or 400 itself and
+// returns false then. Unknown fields are ignored.
+func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, "request body exceeds -max-body")
+			return false
+		}
+		writeError(w, http.StatusBadRequest, "reading request body: "+err.Error())
+		return false
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			writeJSON(w, http.StatusBadRequest, errorJSON{Error: "malformed JSON: " + err.Error(), Field: te.Field})
+			return false
+		}
+		writeError(w, http.StatusBadRequest, "malformed JSON: "+err.Error())
+		return false
+	}
+	return true
+}
+
+func (g *Gateway) handleHealth(w http.ResponseWriter, r *http.Request) {
+	if err := g.node.Err(); err != nil {
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	}
+	// A round trip through the node's loop proves the store is open.
+	if _, err := g.node.Metrics(r.Context()); err != nil {
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (g *Gateway) handleInbox(w http.ResponseWriter, r *http.Request) {
+	if g.inbox == nil {
+		writeError(w, http.StatusNotFound, "no inbox: deliveries go to -deliver")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"messages": g.inbox.list()})
+}
+
+func (g *Gateway) handleInboxDelete(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if g.inbox == nil {
+		writeError(w, http.StatusNotFound, "no inbox: deliveries go to -deliver")
+		return
+	}
+	ref, ok := g.inbox.lookup(id)
+	if !ok {
+		writeError(w, http.StatusNotFound, "unknown inbox message "+id)
+		return
+	}
+	if err := g.node.Confirm(r.Context(), ref, nil); err != nil {
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	}
+	g.inbox.remove(id)
+	w.WriteHeader(http.StatusNoContent)
+}

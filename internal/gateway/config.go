@@ -1,0 +1,212 @@
+package gateway
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the gateway's configuration: one field per `wsrkit serve` flag.
+// Zero values are not defaults; use DefaultConfig or RegisterFlags.
+type Config struct {
+	Listen    string // address to listen on
+	DataDir   string // pebble store directory
+	PublicURL string // base URL put into ReplyTo/BareURI as <PublicURL>/rmp; "" = http://<listen>
+	Deliver   string // URL deliveries are POSTed to; "" = the inbox
+	Notify    string // URL outcomes are POSTed to; "" = none (outcomes only recorded)
+
+	MaxBody  int64 // every request body; larger → 413
+	MaxDepth int   // XML nesting of inbound envelopes
+
+	// Receiving side limits, answered with MessageStoreOverflow (D15).
+	MaxOpenGroups        int
+	MaxHeldPerGroup      int
+	MaxHeldBytesPerGroup int64
+	MaxHeldTotal         int
+	MaxHeldBytesTotal    int64
+	// Submit-side bounds, answered with 503.
+	MaxPending      int
+	MaxPendingBytes int64
+	// MaxRecords bounds the outcome records kept for GET /v1/messages/{id}
+	// once the sending RMP has forgotten a message.
+	MaxRecords int
+
+	// D26 retry schedule; also the delivery, callback and notify back-off.
+	RetryInterval    time.Duration
+	RetryBackoff     float64
+	RetryMaxInterval time.Duration
+	RetryJitter      float64
+	MaxRetries       int
+	PollInterval     time.Duration
+	// DefaultExpiresIn is the lifetime of a submission naming neither
+	// expiresIn nor expiryTime.
+	DefaultExpiresIn time.Duration
+
+	AckOnDelivery bool // D8 option
+	StrictFaults  bool // D6 strict 1.1 dialect
+
+	FakeClock      bool
+	FakeClockStart time.Time // zero = the current real time
+}
+
+// DefaultConfig returns the defaults of `wsrkit serve`.
+func DefaultConfig() Config {
+	return Config{
+		Listen:               "127.0.0.1:8080",
+		DataDir:              "./wsrkit-data",
+		MaxBody:              4 << 20,
+		MaxDepth:             64,
+		MaxOpenGroups:        100000,
+		MaxHeldPerGroup:      1000,
+		MaxHeldBytesPerGroup: 16 << 20,
+		MaxHeldTotal:         100000,
+		MaxHeldBytesTotal:    1 << 30,
+		MaxPending:           100000,
+		MaxPendingBytes:      1 << 30,
+		MaxRecords:           100000,
+		RetryInterval:        5 * time.Second,
+		RetryBackoff:         2,
+		RetryMaxInterval:     5 * time.Minute,
+		RetryJitter:          0.1,
+		MaxRetries:           10,
+		PollInterval:         10 * time.Second,
+		DefaultExpiresIn:     time.Hour,
+	}
+}
+
+// RegisterFlags defines one flag per field on fs, with c's values as
+// defaults, writing into c when fs is parsed.
+func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.Listen, "listen", c.Listen, "address to listen on")
+	fs.StringVar(&c.DataDir, "data", c.DataDir, "directory of the embedded pebble store")
+	fs.StringVar(&c.PublicURL, "public-url", c.PublicURL, "base URL put into ReplyTo/BareURI as <public-url>/rmp (default http://<listen>)")
+	fs.StringVar(&c.Deliver, "deliver", c.Deliver, "POST each delivered message to this URL (default: the inbox, GET /v1/inbox)")
+	fs.StringVar(&c.Notify, "notify", c.Notify, "POST each outcome as JSON to this URL")
+	fs.Var((*byteSize)(&c.MaxBody), "max-body", "largest request body, bytes with optional KiB/MiB/GiB suffix; larger → 413")
+	fs.IntVar(&c.MaxDepth, "max-depth", c.MaxDepth, "deepest XML element nesting accepted")
+	fs.IntVar(&c.MaxOpenGroups, "max-open-groups", c.MaxOpenGroups, "receiving groups held in state (more → MessageStoreOverflow)")
+	fs.IntVar(&c.MaxHeldPerGroup, "max-held-per-group", c.MaxHeldPerGroup, "out-of-order messages held per group")
+	fs.Var((*byteSize)(&c.MaxHeldBytesPerGroup), "max-held-bytes-per-group", "bytes of held messages per group")
+	fs.IntVar(&c.MaxHeldTotal, "max-held-total", c.MaxHeldTotal, "held messages in total")
+	fs.Var((*byteSize)(&c.MaxHeldBytesTotal), "max-held-bytes-total", "bytes of held messages in total")
+	fs.IntVar(&c.MaxPending, "max-pending", c.MaxPending, "unacknowledged submitted messages (more → 503)")
+	fs.Var((*byteSize)(&c.MaxPendingBytes), "max-pending-bytes", "bytes of unacknowledged submitted messages (more → 503)")
+	fs.IntVar(&c.MaxRecords, "max-records", c.MaxRecords, "outcome records kept for GET /v1/messages/{id}")
+	fs.DurationVar(&c.RetryInterval, "retry-interval", c.RetryInterval, "first resend after the first transmission (D26)")
+	fs.Float64Var(&c.RetryBackoff, "retry-backoff", c.RetryBackoff, "factor between resend intervals")
+	fs.DurationVar(&c.RetryMaxInterval, "retry-max-interval", c.RetryMaxInterval, "cap of the resend interval")
+	fs.Float64Var(&c.RetryJitter, "retry-jitter", c.RetryJitter, "± fraction applied to each interval (seeded)")
+	fs.IntVar(&c.MaxRetries, "max-retries", c.MaxRetries, "resends after the first transmission")
+	fs.DurationVar(&c.PollInterval, "poll-interval", c.PollInterval, "PollRequest interval for Poll-pattern messages")
+	fs.DurationVar(&c.DefaultExpiresIn, "default-expires-in", c.DefaultExpiresIn, "lifetime of a submission with neither expiresIn nor expiryTime")
+	fs.BoolVar(&c.AckOnDelivery, "ack-on-delivery", c.AckOnDelivery, "acknowledge once delivered instead of once stored (D8)")
+	fs.BoolVar(&c.StrictFaults, "strict-faults", c.StrictFaults, "emit only WS-Reliability 1.1 schema fault codes (D6)")
+	fs.BoolVar(&c.FakeClock, "fake-clock", c.FakeClock, "run on a fake clock moved by POST /v1/clock")
+	fs.Var((*rfc3339)(&c.FakeClockStart), "fake-clock-start", "RFC 3339 start of the fake clock (default the current real time)")
+}
+
+// Validate checks that every value is usable.
+func (c *Config) Validate() error {
+	var errs []error
+	pos := func(name string, v int64) {
+		if v <= 0 {
+			errs = append(errs, fmt.Errorf("-%s must be positive, got %d", name, v))
+		}
+	}
+	pos("max-body", c.MaxBody)
+	pos("max-depth", int64(c.MaxDepth))
+	pos("max-open-groups", int64(c.MaxOpenGroups))
+	pos("max-held-per-group", int64(c.MaxHeldPerGroup))
+	pos("max-held-bytes-per-group", c.MaxHeldBytesPerGroup)
+	pos("max-held-total", int64(c.MaxHeldTotal))
+	pos("max-held-bytes-total", c.MaxHeldBytesTotal)
+	pos("max-pending", int64(c.MaxPending))
+	pos("max-pending-bytes", c.MaxPendingBytes)
+	pos("max-records", int64(c.MaxRecords))
+	pos("retry-interval", int64(c.RetryInterval))
+	pos("retry-max-interval", int64(c.RetryMaxInterval))
+	pos("poll-interval", int64(c.PollInterval))
+	pos("default-expires-in", int64(c.DefaultExpiresIn))
+	if c.RetryBackoff < 1 {
+		errs = append(errs, fmt.Errorf("-retry-backoff must be at least 1, got %g", c.RetryBackoff))
+	}
+	if c.RetryJitter < 0 || c.RetryJitter >= 1 {
+		errs = append(errs, fmt.Errorf("-retry-jitter must be in [0, 1), got %g", c.RetryJitter))
+	}
+	if c.MaxRetries < 0 {
+		errs = append(errs, fmt.Errorf("-max-retries must not be negative, got %d", c.MaxRetries))
+	}
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("-data must not be empty"))
+	}
+	return errors.Join(errs...)
+}
+
+// byteSize is a flag.Value of bytes with an optional KiB/MiB/GiB suffix.
+type byteSize int64
+
+func (b *byteSize) String() string { return FormatBytes(int64(*b)) }
+
+func (b *byteSize) Set(s string) error {
+	v, err := ParseBytes(s)
+	if err != nil {
+		return err
+	}
+	*b = byteSize(v)
+	return nil
+}
+
+// ParseBytes reads a byte count with an optional KiB, MiB or GiB suffix.
+func ParseBytes(s string) (int64, error) {
+	mult := int64(1)
+	t := strings.TrimSpace(s)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("invalid size %q: want bytes with an optional KiB/MiB/GiB suffix", s)
+	}
+	return n * mult, nil
+}
+
+// FormatBytes writes n with the largest exact binary suffix.
+func FormatBytes(n int64) string {
+	switch {
+	case n != 0 && n%(1<<30) == 0:
+		return strconv.FormatInt(n>>30, 10) + "GiB"
+	case n != 0 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + "MiB"
+	case n != 0 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + "KiB"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// rfc3339 is a flag.Value of an RFC 3339 instant (fractions allowed).
+type rfc3339 time.Time
+
+func (t *rfc3339) String() string {
+	if time.Time(*t).IsZero() {
+		return ""
+	}
+	return time.Time(*t).Format(time.RFC3339Nano)
+}
+
+func (t *rfc3339) Set(s string) error {
+	v, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return fmt.Errorf("invalid RFC 3339 time %q", s)
+	}
+	*t = rfc3339(v.UTC())
+	return nil
+}

@@ -1,0 +1,225 @@
+// Package gateway is the `wsrkit serve` SOAP gateway: an rmp.Node on a
+// pebble store behind the RMP endpoint, the JSON submit, inbox, message,
+// group, clock and metrics API, and HTTP delivery and notify callbacks.
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"math"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wsrkit/wsrkit/faults"
+	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/receiver"
+	"github.com/wsrkit/wsrkit/rmp/sender"
+	"github.com/wsrkit/wsrkit/soap"
+	"github.com/wsrkit/wsrkit/store/pebblestore"
+)
+
+// Options are the parts of a Gateway that tests and the demo replace.
+type Options struct {
+	// Logger receives the node's log lines; nil discards them.
+	Logger *slog.Logger
+	// Client makes delivery and notify POSTs; nil means a client with a
+	// 30 s timeout.
+	Client *http.Client
+	// Transport sends RMP traffic; nil means rmp.NewHTTPTransport.
+	Transport rmp.Transport
+}
+
+// Gateway is one running `wsrkit serve` instance without its listener:
+// Handler serves the whole HTTP API.
+type Gateway struct {
+	cfg     Config
+	clk     rmp.Clock
+	fake    *rmp.FakeClock // nil without -fake-clock
+	store   *pebblestore.Store
+	node    *rmp.Node
+	inbox   *inbox // nil with -deliver
+	records *records
+	mux     *http.ServeMux
+	clockMu sync.Mutex // serialises fake clock moves
+
+	sentMu sync.Mutex
+	sent   map[string]struct{} // sending group ids seen (sendGroups.go)
+}
+
+// Layout of the data directory.
+const (
+	storeDir       = "store"          // the pebble store
+	instanceIDFile = "instance-id"    // the sending RMP's InstanceID (R05)
+	recordsFile    = "outcomes.jsonl" // handled outcomes, for GET /v1/messages/{id}
+)
+
+// Open opens (or creates) the data directory and starts the node. The
+// config's PublicURL must be set (Start resolves it from the listener).
+func Open(cfg Config, opts Options) (*Gateway, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "http://" + cfg.Listen
+	}
+	cfg.PublicURL = strings.TrimSuffix(cfg.PublicURL, "/")
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	inst, err := instanceID(filepath.Join(cfg.DataDir, instanceIDFile))
+	if err != nil {
+		return nil, err
+	}
+	if opts.Client == nil {
+		opts.Client = &http.Client{Timeout: 30 * time.Second}
+	}
+	if opts.Transport == nil {
+		opts.Transport = rmp.NewHTTPTransport(rmp.HTTPTransportConfig{MaxResponseBytes: cfg.MaxBody})
+	}
+	g := &Gateway{cfg: cfg, clk: rmp.RealClock(), sent: map[string]struct{}{}}
+	if cfg.FakeClock {
+		start := cfg.FakeClockStart
+		if start.IsZero() {
+			start = time.Now()
+		}
+		g.fake = rmp.NewFakeClock(start)
+		g.clk = g.fake
+	}
+	g.records, err = openRecords(filepath.Join(cfg.DataDir, recordsFile), cfg.MaxRecords)
+	if err != nil {
+		return nil, fmt.Errorf("outcome records: %w", err)
+	}
+	g.store, err = pebblestore.Open(pebblestore.Options{Dir: filepath.Join(cfg.DataDir, storeDir)})
+	if err != nil {
+		g.records.close()
+		return nil, fmt.Errorf("opening store: %w", err)
+	}
+	var consumer rmp.Consumer
+	if cfg.Deliver != "" {
+		consumer = &httpConsumer{url: cfg.Deliver, client: opts.Client}
+	} else {
+		g.inbox = newInbox(g.clk.Now)
+		consumer = g.inbox
+	}
+	g.node, err = rmp.Open(rmp.NodeConfig{
+		Engine:     engineConfig(&cfg, inst),
+		Store:      g.store,
+		Transport:  opts.Transport,
+		Clock:      g.clk,
+		Consumer:   consumer,
+		Outcomes:   &outcomeHandler{records: g.records, url: cfg.Notify, client: opts.Client},
+		Logger:     opts.Logger,
+		RetryDelay: cfg.RetryInterval,
+		MaxBody:    cfg.MaxBody,
+	})
+	if err != nil {
+		g.store.Close()
+		g.records.close()
+		return nil, err
+	}
+	g.routes()
+	return g, nil
+}
+
+// engineConfig turns the flags into the Engine's configuration.
+func engineConfig(c *Config, instance string) rmp.Config {
+	dialect := faults.Extended
+	if c.StrictFaults {
+		dialect = faults.Strict11
+	}
+	backoff := receiver.Backoff{
+		Initial: c.RetryInterval,
+		Factor:  max(1, int(math.Round(c.RetryBackoff))),
+		Max:     c.RetryMaxInterval,
+	}
+	rc := receiver.DefaultConfig()
+	rc.AckOnDelivery = c.AckOnDelivery
+	rc.MaxGroups = c.MaxOpenGroups
+	rc.MaxHeldPerGroup = c.MaxHeldPerGroup
+	rc.MaxHeldBytesPerGroup = clampInt(c.MaxHeldBytesPerGroup)
+	rc.MaxHeldTotal = c.MaxHeldTotal
+	rc.MaxHeldBytesTotal = clampInt(c.MaxHeldBytesTotal)
+	rc.DeliveryRetry = backoff
+	rc.CallbackRetry = backoff
+	h := fnv.New64a()
+	h.Write([]byte(instance))
+	lim := sender.DefaultLimits()
+	lim.MaxPending = c.MaxPending
+	lim.MaxPendingBytes = c.MaxPendingBytes
+	return rmp.Config{
+		Receiver: rc,
+		Sender: sender.Config{
+			InstanceID: instance,
+			Retry: sender.RetryPolicy{
+				Interval:    c.RetryInterval,
+				Backoff:     c.RetryBackoff,
+				MaxInterval: c.RetryMaxInterval,
+				Jitter:      c.RetryJitter,
+				MaxRetries:  c.MaxRetries,
+			},
+			PollInterval:    c.PollInterval,
+			JitterSeed:      h.Sum64(),
+			DefaultLifetime: c.DefaultExpiresIn,
+			Limits:          lim,
+		},
+		Dialect: dialect,
+		Parse:   soap.ParseOptions{MaxBytes: clampInt(c.MaxBody), MaxDepth: c.MaxDepth},
+		ReplyTo: c.PublicURL + "/rmp",
+	}
+}
+
+func clampInt(v int64) int { return int(min(v, math.MaxInt32)) }
+
+// instanceID reads the data directory's instance id, creating it on first
+// use: group ids embed it, so they stay unique across instances (R05).
+func instanceID(path string) (string, error) {
+	if b, err := os.ReadFile(path); err == nil {
+		id := strings.TrimSpace(string(b))
+		if id == "" {
+			return "", fmt.Errorf("%s is empty", path)
+		}
+		return id, nil
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
+	if err := os.WriteFile(path, []byte(id+"\n"), 0o644); err != nil {
+		return "", fmt.Errorf("writing instance id: %w", err)
+	}
+	return id, nil
+}
+
+// Handler returns the gateway's HTTP API.
+func (g *Gateway) Handler() http.Handler { return g.mux }
+
+// Node returns the gateway's node.
+func (g *Gateway) Node() *rmp.Node { return g.node }
+
+// Now returns the gateway clock's current time.
+func (g *Gateway) Now() time.Time { return g.clk.Now().UTC() }
+
+// Close stops the node (committing what it took) and closes the store and
+// the outcome records.
+func (g *Gateway) Close(ctx context.Context) error {
+	err := g.node.Close(ctx)
+	return errors.Join(err, g.records.close())
+}
+
+// Kill simulates a crash for tests: the store is closed under the running
+// node, which stops at its next commit; nothing is shut down in order.
+// What was committed is what a restart finds.
+func (g *Gateway) Kill() {
+	g.store.Close()
+	g.records.close()
+}

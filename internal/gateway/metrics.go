@@ -1,0 +1,97 @@
+package gateway
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/wsrkit/wsrkit/faults"
+	"github.com/wsrkit/wsrkit/rmp"
+)
+
+// handleMetrics writes the engine's counters in the Prometheus text
+// format (version 0.0.4); every name starts with wsrkit_.
+func (g *Gateway) handleMetrics(w http.ResponseWriter, r *http.Request) {
+	var m rmp.Metrics
+	var gs gauges
+	err := g.node.Inspect(r.Context(), func(e *rmp.Engine, _ time.Time) {
+		m = e.Metrics()
+		gs = readGauges(e)
+	})
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	writeMetrics(w, &m, gs)
+}
+
+// gauges are the current sizes the engine's views report.
+type gauges struct {
+	held                          int
+	sendingGroups, receivingGroup int
+}
+
+func counter(w io.Writer, name, help string, v uint64) {
+	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", name, help, name, name, v)
+}
+
+func gauge(w io.Writer, name, help string, v int) {
+	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n%s %d\n", name, help, name, name, v)
+}
+
+func writeMetrics(w io.Writer, m *rmp.Metrics, gs gauges) {
+	counter(w, "wsrkit_messages_submitted_total", "Messages accepted from the producer.", m.Submitted)
+	counter(w, "wsrkit_messages_accepted_total", "Reliable messages accepted by the receiving side (not refused, not duplicates).", m.Accepted)
+	counter(w, "wsrkit_messages_delivered_total", "Messages taken by the consumer.", m.Delivered)
+	counter(w, "wsrkit_messages_discarded_total", "Accepted messages that will never be delivered (D12, D14).", m.Discarded)
+	counter(w, "wsrkit_duplicates_total", "Duplicates recognised (D18).", m.Duplicates)
+	counter(w, "wsrkit_retries_total", "Resends by the sending side (D26).", m.Retries)
+
+	fmt.Fprint(w, "# HELP wsrkit_faults_total Faults sent by the receiving side and received by the sending side, by code.\n# TYPE wsrkit_faults_total counter\n")
+	for _, c := range faults.All() {
+		if int(c) >= len(m.FaultsSent) {
+			continue
+		}
+		if v := m.FaultsSent[c]; v > 0 {
+			fmt.Fprintf(w, "wsrkit_faults_total{code=%q,direction=\"sent\"} %d\n", c.String(), v)
+		}
+		if v := m.FaultsReceived[c]; v > 0 {
+			fmt.Fprintf(w, "wsrkit_faults_total{code=%q,direction=\"received\"} %d\n", c.String(), v)
+		}
+	}
+
+	fmt.Fprint(w, "# HELP wsrkit_outcomes_total Outcomes handed to the producer (D27).\n# TYPE wsrkit_outcomes_total counter\n")
+	lines := make([]string, 0, len(m.Outcomes))
+	for l, v := range m.Outcomes {
+		lines = append(lines, fmt.Sprintf("wsrkit_outcomes_total{outcome=%q,reason=%q} %d\n", l.Outcome, metricReason(l), v))
+	}
+	sort.Strings(lines) // no map order reaches the output
+	fmt.Fprint(w, strings.Join(lines, ""))
+
+	gauge(w, "wsrkit_pending_messages", "Submitted messages not yet acknowledged.", m.Pending)
+	gauge(w, "wsrkit_held_messages", "Out-of-order messages held by the receiving side (R48).", gs.held)
+	fmt.Fprint(w, "# HELP wsrkit_open_groups Groups held in state, by role.\n# TYPE wsrkit_open_groups gauge\n")
+	fmt.Fprintf(w, "wsrkit_open_groups{role=\"receiver\"} %d\n", gs.receivingGroup)
+	fmt.Fprintf(w, "wsrkit_open_groups{role=\"sender\"} %d\n", gs.sendingGroups)
+}
+
+// metricReason maps the engine's reason label onto the JSON reason strings.
+func metricReason(l rmp.OutcomeLabel) string {
+	switch l.Reason {
+	case "none":
+		return ""
+	case "fault-received":
+		return "fault"
+	}
+	return l.Reason
+}
+
+func readGauges(e *rmp.Engine) gauges {
+	st := e.ReceiverStats()
+	m := e.Metrics()
+	return gauges{held: st.HeldMessages, receivingGroup: st.Groups, sendingGroups: m.SenderGroups}
+}

@@ -1,0 +1,91 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/wsrkit/wsrkit/rmp/sender"
+)
+
+// OutcomeJSON is the body POSTed to -notify, one per outcome (D27).
+type OutcomeJSON struct {
+	ID      string  `json:"id"`
+	GroupID string  `json:"groupId"`
+	Number  *uint64 `json:"number"`
+	Outcome string  `json:"outcome"`
+	Reason  string  `json:"reason"`
+	Fault   string  `json:"fault"`
+}
+
+// ReasonString maps a sender.Reason to the gateway's JSON reason: "" for
+// an acknowledgement, else expired, retries-exhausted, fault or
+// group-aborted.
+func ReasonString(r sender.Reason) string {
+	switch r {
+	case sender.ReasonExpired:
+		return "expired"
+	case sender.ReasonRetriesExhausted:
+		return "retries-exhausted"
+	case sender.ReasonFaultReceived:
+		return "fault"
+	case sender.ReasonGroupAborted:
+		return "group-aborted"
+	}
+	return ""
+}
+
+func outcomeJSON(o sender.Outcome) OutcomeJSON {
+	j := OutcomeJSON{
+		ID:      MessageID(o.Ref),
+		GroupID: o.Ref.GroupID,
+		Number:  numberJSON(!o.Ref.Singleton, o.Ref.Number),
+		Outcome: o.Kind.String(),
+	}
+	if o.Kind == sender.Failed {
+		j.Reason = ReasonString(o.Reason)
+		if o.Reason == sender.ReasonFaultReceived && o.Fault.Valid() {
+			j.Fault = o.Fault.String()
+		}
+	}
+	return j
+}
+
+// outcomeHandler records each outcome, then POSTs it to the notify URL when
+// one is set. An error makes the Node offer the outcome again on its clock;
+// once it returns nil the outcome's outbox record is deleted (D27), so the
+// notify URL sees it once (again after a crash before that deletion).
+type outcomeHandler struct {
+	records *records
+	url     string
+	client  *http.Client
+}
+
+func (h *outcomeHandler) HandleOutcome(ctx context.Context, o sender.Outcome) error {
+	j := outcomeJSON(o)
+	if err := h.records.put(Record(j)); err != nil {
+		return err
+	}
+	if h.url == "" {
+		return nil
+	}
+	body, _ := json.Marshal(j)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := h.client.Do(req)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("notify %s: HTTP %d", h.url, resp.StatusCode)
+	}
+	return nil
+}

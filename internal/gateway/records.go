@@ -1,0 +1,139 @@
+package gateway
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+)
+
+// Record is the last outcome of one submitted message as the gateway keeps
+// it once the outcome was handled (D27): GET /v1/messages/{id} answers
+// from it when the sending RMP no longer holds the message.
+type Record struct {
+	ID      string  `json:"id"`
+	GroupID string  `json:"groupId"`
+	Number  *uint64 `json:"number"`
+	Outcome string  `json:"outcome"`
+	Reason  string  `json:"reason"`
+	Fault   string  `json:"fault"`
+}
+
+// records is a bounded map of Records, appended to a JSON-lines file
+// (synced per record) so that they survive a restart. Invariant: len(byID)
+// <= max, and order lists byID's keys oldest first (the eviction order).
+type records struct {
+	mu    sync.Mutex
+	max   int
+	byID  map[string]Record
+	order []string
+	f     *os.File // nil: memory only
+	lines int      // lines in f, for compaction
+}
+
+func openRecords(path string, max int) (*records, error) {
+	r := &records{max: max, byID: map[string]Record{}}
+	if path == "" {
+		return r, nil
+	}
+	if f, err := os.Open(path); err == nil {
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			var rec Record
+			if json.Unmarshal(sc.Bytes(), &rec) != nil || rec.ID == "" {
+				continue // a torn last line after a crash
+			}
+			r.putLocked(rec)
+		}
+		f.Close()
+	} else if !os.IsNotExist(err) {
+		return nil, err
+	}
+	if err := r.rewrite(path); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// rewrite compacts the file to the records held.
+func (r *records) rewrite(path string) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	for _, id := range r.order {
+		b, _ := json.Marshal(r.byID[id])
+		w.Write(append(b, '\n'))
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	f.Close()
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	if r.f != nil {
+		r.f.Close()
+	}
+	r.f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644)
+	r.lines = len(r.order)
+	return err
+}
+
+func (r *records) putLocked(rec Record) {
+	if _, ok := r.byID[rec.ID]; !ok {
+		r.order = append(r.order, rec.ID)
+	}
+	r.byID[rec.ID] = rec
+	for len(r.order) > r.max {
+		delete(r.byID, r.order[0])
+		r.order = r.order[1:]
+	}
+}
+
+// put records rec durably; a message acknowledged and later failed (D12,
+// D13) keeps its last outcome.
+func (r *records) put(rec Record) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.putLocked(rec)
+	if r.f == nil {
+		return nil
+	}
+	if r.lines >= 2*r.max {
+		return r.rewrite(r.f.Name())
+	}
+	b, _ := json.Marshal(rec)
+	if _, err := r.f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("writing outcome record: %w", err)
+	}
+	r.lines++
+	return r.f.Sync()
+}
+
+func (r *records) get(id string) (Record, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec, ok := r.byID[id]
+	return rec, ok
+}
+
+func (r *records) close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.f == nil {
+		return nil
+	}
+	err := r.f.Close()
+	r.f = nil
+	return err
+}

@@ -1,0 +1,61 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Server is a Gateway listening on a TCP address.
+type Server struct {
+	*Gateway
+	ln   net.Listener
+	http *http.Server
+	done chan error
+}
+
+// Start listens on cfg.Listen (port 0 picks a free one), resolves an empty
+// PublicURL to http://<bound address>, opens the gateway and serves it.
+func Start(cfg Config, opts Options) (*Server, error) {
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "http://" + ln.Addr().String()
+	}
+	g, err := Open(cfg, opts)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	s := &Server{Gateway: g, ln: ln, done: make(chan error, 1),
+		http: &http.Server{Handler: g.Handler(), ReadHeaderTimeout: 30 * time.Second}}
+	go func() { s.done <- s.http.Serve(ln) }()
+	return s, nil
+}
+
+// URL is the base URL of the server's listener.
+func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
+
+// Done reports the end of serving: nil after Shutdown, else the error.
+func (s *Server) Done() <-chan error { return s.done }
+
+// Shutdown stops taking requests, waits for those in progress, then closes
+// the gateway, all within ctx.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.http.Shutdown(ctx)
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return errors.Join(err, s.Gateway.Close(ctx))
+}
+
+// Kill drops every connection and the store at once, as a crash would
+// (tests).
+func (s *Server) Kill() {
+	s.http.Close()
+	s.Gateway.Kill()
+}

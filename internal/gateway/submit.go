@@ -1,0 +1,249 @@
+package gateway
+
+import (
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/sender"
+	"github.com/wsrkit/wsrkit/soap"
+)
+
+// SubmitRequest is the body of POST /v1/messages. Unknown fields are
+// ignored; To and Body are required.
+type SubmitRequest struct {
+	To              *string `json:"to"`
+	Group           string  `json:"group"`
+	Last            bool    `json:"last"`
+	Ordered         bool    `json:"ordered"`
+	Ack             bool    `json:"ack"`
+	DupElim         bool    `json:"dupElim"`
+	ExpiresIn       string  `json:"expiresIn"`
+	ExpiryTime      string  `json:"expiryTime"`
+	GroupExpiryTime string  `json:"groupExpiryTime"`
+	GroupMaxIdle    string  `json:"groupMaxIdle"`
+	ReplyPattern    string  `json:"replyPattern"`
+	SOAP            string  `json:"soap"`
+	Action          string  `json:"action"`
+	Body            *string `json:"body"`
+}
+
+// SubmitAnswer is the 202 body of POST /v1/messages.
+type SubmitAnswer struct {
+	ID      string  `json:"id"`
+	GroupID string  `json:"groupId"`
+	Number  *uint64 `json:"number"`
+}
+
+// fieldError is a 400 naming the JSON field at fault.
+type fieldError struct{ field, msg string }
+
+func (e *fieldError) Error() string { return e.field + ": " + e.msg }
+
+func bad(field, format string, args ...any) *fieldError {
+	return &fieldError{field: field, msg: fmt.Sprintf(format, args...)}
+}
+
+// submission checks a SubmitRequest and builds the engine's Submission.
+func (g *Gateway) submission(req *SubmitRequest, now time.Time) (rmp.Submission, *fieldError) {
+	var s rmp.Submission
+	if req.To == nil || *req.To == "" {
+		return s, bad("to", "required")
+	}
+	if u, err := url.Parse(*req.To); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return s, bad("to", "must be an absolute http or https URL")
+	}
+	if req.Body == nil {
+		return s, bad("body", "required")
+	}
+	if err := wellFormed(*req.Body, g.cfg.MaxDepth); err != nil {
+		return s, bad("body", "not well-formed XML: %v", err)
+	}
+	s.To = *req.To
+	s.GroupKey = req.Group
+	s.Last = req.Last
+	s.Flags = group.Flags{AckRequested: req.Ack, DuplicateElimination: req.DupElim, MessageOrder: req.Ordered}
+	s.Action = req.Action
+	s.Payload = []byte(*req.Body)
+	if req.Last && req.Group == "" {
+		return s, bad("last", "a singleton (no group) cannot close a group")
+	}
+	if req.Ordered && req.Group == "" {
+		return s, bad("ordered", "ordering needs a group (R07)")
+	}
+	switch req.SOAP {
+	case "", "1.1":
+		s.Version = soap.SOAP11
+	case "1.2":
+		s.Version = soap.SOAP12
+	default:
+		return s, bad("soap", "must be \"1.1\" or \"1.2\"")
+	}
+	s.Pattern = group.ReplyResponse
+	if req.ReplyPattern != "" {
+		p, ok := group.ParseReplyPattern(req.ReplyPattern)
+		if !ok {
+			return s, bad("replyPattern", "must be Response, Callback or Poll")
+		}
+		s.Pattern = p
+	}
+	if req.ExpiresIn != "" && req.ExpiryTime != "" {
+		return s, bad("expiryTime", "give expiresIn or expiryTime, not both")
+	}
+	if req.ExpiresIn != "" {
+		d, err := time.ParseDuration(req.ExpiresIn)
+		if err != nil || d <= 0 {
+			return s, bad("expiresIn", "must be a positive Go duration such as \"60s\"")
+		}
+		s.Expiry = now.Add(d)
+	}
+	if req.ExpiryTime != "" {
+		t, err := time.Parse(time.RFC3339Nano, req.ExpiryTime)
+		if err != nil {
+			return s, bad("expiryTime", "must be RFC 3339")
+		}
+		s.Expiry = t.UTC()
+	}
+	if req.GroupExpiryTime != "" && req.GroupMaxIdle != "" {
+		return s, bad("groupMaxIdle", "give groupExpiryTime or groupMaxIdle, not both (R13)")
+	}
+	if (req.GroupExpiryTime != "" || req.GroupMaxIdle != "") && req.Group == "" {
+		f := "groupExpiryTime"
+		if req.GroupMaxIdle != "" {
+			f = "groupMaxIdle"
+		}
+		return s, bad(f, "group timing needs a group")
+	}
+	if req.GroupExpiryTime != "" {
+		t, err := time.Parse(time.RFC3339Nano, req.GroupExpiryTime)
+		if err != nil {
+			return s, bad("groupExpiryTime", "must be RFC 3339")
+		}
+		s.Timing.Expiry = t.UTC()
+		exp := s.Expiry
+		if exp.IsZero() {
+			exp = now.Add(g.cfg.DefaultExpiresIn)
+		}
+		if exp.After(s.Timing.Expiry) {
+			f := "expiryTime"
+			if req.ExpiresIn != "" {
+				f = "expiresIn"
+			}
+			return s, bad(f, "the message expires after groupExpiryTime (D10)")
+		}
+	}
+	if req.GroupMaxIdle != "" {
+		d, err := parseIdle(req.GroupMaxIdle)
+		if err != nil {
+			return s, bad("groupMaxIdle", "%v", err)
+		}
+		s.Timing.MaxIdle, s.Timing.HasMaxIdle = d, true
+	}
+	return s, nil
+}
+
+// parseIdle reads a Go duration ("10m") or an xsd:duration ("PT10M").
+func parseIdle(v string) (group.Duration, error) {
+	if strings.HasPrefix(v, "P") {
+		d, err := soap.ParseDuration(v)
+		if err != nil || d.Negative || d.IsZero() {
+			return group.Duration{}, errors.New("must be a positive duration")
+		}
+		return d, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return group.Duration{}, errors.New("must be a positive duration such as \"10m\" or \"PT10M\"")
+	}
+	return group.Fixed(d), nil
+}
+
+// wellFormed checks that body is well-formed XML content for a SOAP Body,
+// no deeper than maxDepth.
+func wellFormed(body string, maxDepth int) error {
+	d := xml.NewDecoder(strings.NewReader("<b>" + body + "</b>"))
+	depth := 0
+	for {
+		tok, err := d.RawToken()
+		if err == io.EOF {
+			if depth != 0 {
+				return errors.New("unclosed element")
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch tok.(type) {
+		case xml.StartElement:
+			depth++
+			if depth > maxDepth {
+				return fmt.Errorf("nesting deeper than %d", maxDepth)
+			}
+		case xml.EndElement:
+			depth--
+		case xml.Directive:
+			return errors.New("DTDs are not allowed")
+		}
+	}
+}
+
+func (g *Gateway) handleSubmit(w http.ResponseWriter, r *http.Request) {
+	var req SubmitRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	sub, ferr := g.submission(&req, g.Now())
+	if ferr != nil {
+		writeJSON(w, http.StatusBadRequest, errorJSON{Error: ferr.Error(), Field: ferr.field})
+		return
+	}
+	ref, err := g.node.Submit(r.Context(), sub)
+	switch {
+	case err == nil:
+	case errors.Is(err, sender.ErrGroupAborted):
+		writeError(w, http.StatusConflict, err.Error())
+		return
+	case errors.Is(err, sender.ErrBoundsFull):
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	case errors.Is(err, sender.ErrGroupParams):
+		writeJSON(w, http.StatusBadRequest, errorJSON{Error: err.Error(), Field: "group"})
+		return
+	case errors.Is(err, sender.ErrInvalidSubmission):
+		writeJSON(w, http.StatusBadRequest, errorJSON{Error: err.Error(), Field: guessField(err)})
+		return
+	default:
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	}
+	g.noteSent(ref.GroupID)
+	writeJSON(w, http.StatusAccepted, SubmitAnswer{
+		ID:      MessageID(ref),
+		GroupID: ref.GroupID,
+		Number:  numberJSON(!ref.Singleton, ref.Number),
+	})
+}
+
+// guessField names the JSON field a sender refusal is about, from its
+// message; "" when it does not say.
+func guessField(err error) string {
+	msg := strings.ToLower(err.Error())
+	for _, f := range []struct{ word, field string }{
+		{"groupexpiry", "groupExpiryTime"}, {"idle", "groupMaxIdle"}, {"expir", "expiryTime"},
+		{"replyto", "replyPattern"}, {"pattern", "replyPattern"}, {"payload", "body"},
+		{"action", "action"}, {"key", "group"}, {"destination", "to"}, {" to ", "to"},
+	} {
+		if strings.Contains(msg, f.word) {
+			return f.field
+		}
+	}
+	return ""
+}
