@@ -2,6 +2,7 @@ package sender
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"time"
 
@@ -40,6 +41,17 @@ func (s *Sender) dirtyMessage(m *message) {
 
 const generation = 1 // sender group ids are never reused (R05)
 
+// The KindOutbound number space of a group is split in two: a message's
+// full record (payload, header fields, retry state at its first
+// transmission) under its number n, and the retry state of its later
+// transmissions — tens of bytes — under retryKeyBit|n, so that a resend
+// never rewrites the payload. Sender numbers therefore stop at maxNumber
+// (D2: the group is closed there with last="true").
+const (
+	retryKeyBit = uint64(1) << 63
+	maxNumber   = retryKeyBit - 1
+)
+
 func groupKey(id string, kind group.Kind, n uint64) group.Key {
 	return group.Key{Role: group.RoleSender, GroupID: id, Generation: generation, Kind: kind, Number: n}
 }
@@ -63,14 +75,25 @@ func (s *Sender) finish(now time.Time) Ready {
 	}
 	var ms []group.Mutation
 	for _, m := range s.b.deletedMsgs {
-		if !m.g.removed {
+		if !m.g.removed && m.stored {
 			ms = append(ms, group.Mutation{Op: group.OpDelete, Key: groupKey(m.g.id, group.KindOutbound, m.number)})
+			if m.retryStored {
+				ms = append(ms, group.Mutation{Op: group.OpDelete, Key: groupKey(m.g.id, group.KindOutbound, retryKeyBit|m.number)})
+			}
 		}
 	}
 	for _, m := range s.b.dirtyMsgs {
 		m.dirty = false
-		if !m.done && !m.g.removed {
+		switch {
+		case m.done || m.g.removed:
+		case !m.stored:
+			// R21, R89: stored byte-exact before the first transmission.
 			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(m.g.id, group.KindOutbound, m.number), Value: encodeOutbound(m)})
+			m.stored = true
+		default:
+			// A resend or a retryable fault: only the retry state changes.
+			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(m.g.id, group.KindOutbound, retryKeyBit|m.number), Value: encodeRetry(m)})
+			m.retryStored = true
 		}
 	}
 	var removed []group.Mutation
@@ -86,7 +109,7 @@ func (s *Sender) finish(now time.Time) Ready {
 		}
 		var at time.Time
 		if g.tm.scheduled() {
-			at = g.tm.at
+			at = indexedDeadline(g.tm.at)
 		}
 		if !at.Equal(g.deadline) {
 			g.deadline = at
@@ -159,6 +182,28 @@ func (s *Sender) ackedRunMutations(ms []group.Mutation, g *groupState) []group.M
 		}
 	}
 	return ms
+}
+
+// Stores index deadlines as int64 nanoseconds since the Unix epoch (years
+// 1678–2262) and refuse other instants. A groupExpiryTime or ExpiryTime
+// beyond is valid xsd:dateTime, so the indexed deadline is clamped into the
+// range rather than failing the batch; the Sender's own timers keep the
+// exact instant (a driver woken at the clamp finds nothing due).
+var (
+	// MinIndexedDeadline and MaxIndexedDeadline bound the instants a
+	// Persist batch's OpSetDeadline carries.
+	MinIndexedDeadline = time.Unix(0, math.MinInt64).UTC()
+	MaxIndexedDeadline = time.Unix(0, math.MaxInt64).UTC()
+)
+
+func indexedDeadline(t time.Time) time.Time {
+	switch {
+	case t.Before(MinIndexedDeadline):
+		return MinIndexedDeadline
+	case t.After(MaxIndexedDeadline):
+		return MaxIndexedDeadline
+	}
+	return t
 }
 
 // compareKeys orders keys as stores do: role, group, generation, kind, number.

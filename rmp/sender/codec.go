@@ -187,7 +187,8 @@ const (
 	metaV1     = 1
 	outboundV1 = 1
 	runV1      = 1
-	outcomeV1  = 1
+	retryV1    = 1
+	outcomeV2  = 2 // 2: Attempts appended; no v1 data was deployed
 )
 
 type instanceRec struct {
@@ -359,6 +360,34 @@ func decodeOutbound(b []byte) (*message, error) {
 	return m, nil
 }
 
+// encodeRetry writes the retry-state record (under retryKeyBit|n): what a
+// transmission or a retryable fault changes.
+func encodeRetry(m *message) []byte {
+	e := enc{b: make([]byte, 0, 24)}
+	e.byte(retryV1)
+	e.u(uint64(m.attempts))
+	e.time(m.nextAt)
+	e.bool(m.untilExpiry)
+	return e.b
+}
+
+// decodeRetry applies a retry-state record to the loaded message m.
+func decodeRetry(b []byte, m *message) error {
+	d := dec{b: b}
+	d.version(retryV1, "retry state")
+	a := d.u()
+	if a > math.MaxInt32 {
+		d.fail("bad attempts")
+	}
+	nextAt := d.time()
+	until := d.bool()
+	if err := d.end("retry state"); err != nil {
+		return err
+	}
+	m.attempts, m.nextAt, m.untilExpiry = int(a), nextAt, until
+	return nil
+}
+
 func encodeRun(r group.Range) []byte {
 	e := enc{b: make([]byte, 0, 11)}
 	e.byte(runV1)
@@ -379,7 +408,7 @@ func decodeRun(from uint64, b []byte) (group.Range, error) {
 func encodeOutcome(x *outboxEntry) []byte {
 	o := &x.o
 	e := enc{b: make([]byte, 0, 48+len(o.Ref.GroupID)+len(o.GroupKey))}
-	e.byte(outcomeV1)
+	e.byte(outcomeV2)
 	e.str(o.Ref.GroupID)
 	e.u(o.Ref.Number)
 	e.bool(o.Ref.Singleton)
@@ -389,12 +418,13 @@ func encodeOutcome(x *outboxEntry) []byte {
 	e.byte(byte(o.Fault))
 	e.time(o.At)
 	e.bool(x.blocksKey)
+	e.u(uint64(o.Attempts))
 	return e.b
 }
 
 func decodeOutcome(id OutcomeID, b []byte) (*outboxEntry, error) {
 	d := dec{b: b}
-	d.version(outcomeV1, "outcome")
+	d.version(outcomeV2, "outcome")
 	x := &outboxEntry{}
 	o := &x.o
 	o.ID = id
@@ -407,6 +437,11 @@ func decodeOutcome(id OutcomeID, b []byte) (*outboxEntry, error) {
 	o.Fault = faults.Code(d.byte())
 	o.At = d.time()
 	x.blocksKey = d.bool()
+	a := d.u()
+	if a > math.MaxInt32 {
+		d.fail("bad attempts")
+	}
+	o.Attempts = int(a)
 	switch {
 	case d.err != nil:
 	case o.Kind != Acknowledged && o.Kind != Failed:

@@ -16,6 +16,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(uint8(2), encodeOutcome(&outboxEntry{o: Outcome{Kind: Acknowledged}}))
 	f.Add(uint8(3), encodeRun(group.Range{To: 5}))
 	f.Add(uint8(4), []byte{1, 2, 3})
+	f.Add(uint8(3), encodeRetry(&message{attempts: 2, nextAt: t0, untilExpiry: true}))
 	f.Fuzz(func(t *testing.T, which uint8, b []byte) {
 		switch which % 5 {
 		case 0:
@@ -42,13 +43,15 @@ func FuzzDecode(f *testing.F) {
 		case 3:
 			_, _ = decodeRun(0, b)
 			_, _ = decodeInstance(b)
+			_ = decodeRetry(b, &message{})
 		default:
 			recs := map[group.Key][]byte{
 				instanceKey: b,
-				{Role: group.RoleSender, GroupID: "g", Generation: 1, Kind: group.KindMeta}:     b,
-				{Role: group.RoleSender, GroupID: "g", Generation: 1, Kind: group.KindOutbound}: b,
-				{Role: group.RoleOutbox, Kind: group.KindOutcome, Number: 1}:                    b,
-				{Role: group.RoleSender, GroupID: "g", Generation: 1, Kind: group.KindReceived}: b,
+				{Role: group.RoleSender, GroupID: "g", Generation: 1, Kind: group.KindMeta}:                          b,
+				{Role: group.RoleSender, GroupID: "g", Generation: 1, Kind: group.KindOutbound}:                      b,
+				{Role: group.RoleOutbox, Kind: group.KindOutcome, Number: 1}:                                         b,
+				{Role: group.RoleSender, GroupID: "g", Generation: 1, Kind: group.KindReceived}:                      b,
+				{Role: group.RoleSender, GroupID: "g", Generation: 1, Kind: group.KindOutbound, Number: retryKeyBit}: b,
 			}
 			st := &memStore{recs: recs}
 			_, _ = Recover(testConfig(), st.scan())

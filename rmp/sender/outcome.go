@@ -10,9 +10,12 @@ import (
 
 // emit writes an outcome to the outbox (in this input's Persist) and hands
 // it to the producer (Notify), D27.
-func (s *Sender) emit(now time.Time, g *groupState, n uint64, kind OutcomeKind, reason Reason, code faults.Code, blocksKey bool) {
-	o := Outcome{ID: s.nextOutcome, Ref: g.ref(n), GroupKey: g.key, Kind: kind, Reason: reason, Fault: code, At: now}
+// attempts is the number of transmissions made, 0 when unknown (a late
+// fault about an acknowledged message).
+func (s *Sender) emit(now time.Time, g *groupState, n uint64, attempts int, kind OutcomeKind, reason Reason, code faults.Code, blocksKey bool) {
+	o := Outcome{ID: s.nextOutcome, Ref: g.ref(n), GroupKey: g.key, Kind: kind, Reason: reason, Fault: code, At: now, Attempts: attempts}
 	s.nextOutcome++
+	s.latest[o.Ref] = o.ID
 	s.b.instanceDirty = true
 	e := &outboxEntry{o: o, blocksKey: blocksKey}
 	s.outbox[o.ID] = e
@@ -35,7 +38,7 @@ func (s *Sender) acknowledge(now time.Time, m *message) {
 		g.ackedMaxExpiry = m.expiry
 	}
 	g.dirty = true
-	s.emit(now, g, m.number, Acknowledged, ReasonNone, 0, false)
+	s.emit(now, g, m.number, m.attempts, Acknowledged, ReasonNone, 0, false)
 }
 
 // noteAckedChange snapshots the persisted acked runs before the first
@@ -53,12 +56,12 @@ func (s *Sender) fail(now time.Time, m *message, reason Reason, code faults.Code
 	if (g.flags.MessageOrder || code == faults.GroupAborted) && !g.life.Terminated {
 		blocks := s.beginAbort(g)
 		s.release(m)
-		s.emit(now, g, m.number, Failed, reason, code, blocks)
+		s.emit(now, g, m.number, m.attempts, Failed, reason, code, blocks)
 		s.endAbort(now, g, group.RuleSenderAbort, blocks)
 		return
 	}
 	s.release(m)
-	s.emit(now, g, m.number, Failed, reason, code, false)
+	s.emit(now, g, m.number, m.attempts, Failed, reason, code, false)
 }
 
 // beginAbort marks g aborted and takes its key, which stays blocked while
@@ -81,7 +84,7 @@ func (s *Sender) endAbort(now time.Time, g *groupState, rule group.Rule, blocks 
 	for _, n := range sortedPending(g) {
 		m := g.pending[n]
 		s.release(m)
-		s.emit(now, g, n, Failed, ReasonGroupAborted, 0, blocks)
+		s.emit(now, g, n, m.attempts, Failed, ReasonGroupAborted, 0, blocks)
 	}
 	s.terminate(now, g, rule)
 }
@@ -122,7 +125,7 @@ func (s *Sender) afterTerminate(now time.Time, g *groupState) {
 			reason = ReasonExpired
 		}
 		s.release(m)
-		s.emit(now, g, n, Failed, reason, 0, false)
+		s.emit(now, g, n, m.attempts, Failed, reason, 0, false)
 	}
 	g.removeAt = now
 	if !g.acked.empty() && g.life.Rule != group.RuleDeleted {
@@ -191,6 +194,9 @@ func (s *Sender) OutcomeHandled(now time.Time, id OutcomeID) Ready {
 	s.runDue(now)
 	if e := s.outbox[id]; e != nil {
 		delete(s.outbox, id)
+		if s.latest[e.o.Ref] == id {
+			delete(s.latest, e.o.Ref)
+		}
 		s.b.outboxDeletes = append(s.b.outboxDeletes, id)
 		if e.blocksKey {
 			if s.abortedKeys[e.o.GroupKey]--; s.abortedKeys[e.o.GroupKey] <= 0 {

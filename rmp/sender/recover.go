@@ -32,6 +32,9 @@ func Recover(cfg Config, records iter.Seq2[group.Key, []byte]) (*Sender, error) 
 		s.rebuild(g)
 	}
 	for _, e := range s.outbox {
+		if id, ok := s.latest[e.o.Ref]; !ok || id < e.o.ID {
+			s.latest[e.o.Ref] = e.o.ID
+		}
 		if e.blocksKey {
 			s.abortedKeys[e.o.GroupKey]++
 		}
@@ -105,6 +108,15 @@ func (s *Sender) load(k group.Key, v []byte, inst *instanceRec, cur **groupState
 		}
 		g.acked.addRange(r)
 	case group.KindOutbound:
+		if k.Number&retryKeyBit != 0 {
+			// Key order puts it after its message's full record.
+			m := g.pending[k.Number&^retryKeyBit]
+			if m == nil || m.retryStored {
+				return corrupt("retry state without its message")
+			}
+			m.retryStored = true
+			return decodeRetry(v, m)
+		}
 		m, err := decodeOutbound(v)
 		if err != nil {
 			return err
@@ -113,7 +125,7 @@ func (s *Sender) load(k group.Key, v []byte, inst *instanceRec, cur **groupState
 			(g.singleton && k.Number != 0) {
 			return corrupt("outbound message outside its group")
 		}
-		m.g, m.number = g, k.Number
+		m.g, m.number, m.stored = g, k.Number, true
 		m.tm = timer{kind: timerMessage, idx: -1, m: m}
 		g.pending[m.number] = m
 	default:
@@ -145,6 +157,6 @@ func (s *Sender) rebuild(g *groupState) {
 	}
 	if ok {
 		s.timers.set(&g.tm, at)
-		g.deadline = at
+		g.deadline = indexedDeadline(at)
 	}
 }

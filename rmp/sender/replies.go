@@ -73,7 +73,7 @@ func (s *Sender) applyRange(now time.Time, g *groupState, from, to uint64, code 
 	}
 	for _, m := range ms {
 		s.release(m)
-		s.emit(now, g, m.number, Failed, ReasonFaultReceived, code, blocks)
+		s.emit(now, g, m.number, m.attempts, Failed, ReasonFaultReceived, code, blocks)
 	}
 	if len(late) > 0 {
 		s.noteAckedChange(g)
@@ -82,7 +82,7 @@ func (s *Sender) applyRange(now time.Time, g *groupState, from, to uint64, code 
 	}
 	for _, n := range late {
 		g.lateFailed[n] = struct{}{}
-		s.emit(now, g, n, Failed, ReasonFaultReceived, code, blocks)
+		s.emit(now, g, n, 0, Failed, ReasonFaultReceived, code, blocks)
 	}
 	if abort {
 		s.endAbort(now, g, group.RuleSenderAbort, blocks)

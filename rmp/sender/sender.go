@@ -3,7 +3,6 @@ package sender
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
@@ -37,8 +36,10 @@ type Sender struct {
 	// blocks it (D16).
 	abortedKeys map[string]int
 	outbox      map[OutcomeID]*outboxEntry
-	dests       map[string]*destState
-	timers      timerHeap
+	// latest maps a message to its newest outcome in the outbox (Message).
+	latest map[MessageRef]OutcomeID
+	dests  map[string]*destState
+	timers timerHeap
 	// nextGroupSeq and nextOutcome are persisted counters: ids are never
 	// reused after a restart (R05, D27).
 	nextGroupSeq uint64
@@ -64,6 +65,7 @@ func New(cfg Config) (*Sender, error) {
 		keys:        make(map[string]*groupState),
 		abortedKeys: make(map[string]int),
 		outbox:      make(map[OutcomeID]*outboxEntry),
+		latest:      make(map[MessageRef]OutcomeID),
 		dests:       make(map[string]*destState),
 	}, nil
 }
@@ -108,7 +110,7 @@ func (s *Sender) Submit(now time.Time, sub Submission) (MessageRef, Ready, error
 	}
 	s.touch(g)
 	n := g.next
-	last := g.singleton || sub.Last || n == math.MaxUint64 // D2: close at the maximum
+	last := g.singleton || sub.Last || n == maxNumber // D2: close at the sender's maximum
 	if last {
 		g.closed = true
 		g.life.HasLast, g.life.Last = !g.singleton, n
@@ -371,50 +373,4 @@ type Stats struct {
 // Stats returns the current counts.
 func (s *Sender) Stats() Stats {
 	return Stats{Groups: len(s.groups), Pending: s.pending, PendingBytes: s.pendingBytes, Outbox: len(s.outbox), Timers: len(s.timers.items)}
-}
-
-// GroupInfo describes one group in state (gateway GET /v1/groups).
-type GroupInfo struct {
-	GroupID    string
-	Key        string
-	Singleton  bool
-	To         string
-	Pending    int
-	Acked      []group.Range
-	Closed     bool
-	Aborted    bool
-	Terminated bool
-	Rule       group.Rule
-	Deadline   time.Time
-}
-
-// Group returns the state of one group.
-func (s *Sender) Group(groupID string) (GroupInfo, bool) {
-	g := s.groups[groupID]
-	if g == nil {
-		return GroupInfo{}, false
-	}
-	gi := GroupInfo{
-		GroupID: g.id, Key: g.key, Singleton: g.singleton, To: g.to, Pending: len(g.pending),
-		Acked: append([]group.Range(nil), g.acked.rs...), Closed: g.closed, Aborted: g.aborted,
-		Terminated: g.life.Terminated, Rule: g.life.Rule,
-	}
-	if g.tm.scheduled() {
-		gi.Deadline = g.tm.at
-	}
-	return gi, true
-}
-
-// LastResult returns the transport result last reported by Sent for a
-// pending message.
-func (s *Sender) LastResult(ref MessageRef) (TransportResult, bool) {
-	g := s.groups[ref.GroupID]
-	if g == nil {
-		return TransportResult{}, false
-	}
-	m := g.pending[ref.Number]
-	if m == nil {
-		return TransportResult{}, false
-	}
-	return m.lastResult, m.lastResult.Kind != 0
 }

@@ -83,6 +83,10 @@ type message struct {
 	tm         timer
 	dirty      bool
 	done       bool
+	// stored: the full outbound record (payload, header, retry state) is
+	// in the store under number; later changes go to the small retry-state
+	// record under retryKeyBit|number (retryStored once written).
+	stored, retryStored bool
 }
 
 // destState counts one destination's pending messages (Limits) and drives

@@ -125,8 +125,9 @@ func TestPersistBeforeFirstSend_R21(t *testing.T) {
 	eq(t, rd.Events[len(rd.Events)-1].Kind, EventRemoved, "singleton without ack removed at once")
 }
 
-// D2, R11: the message that takes MaxUint64 carries last="true" and the
-// key opens a new group afterwards.
+// D2, R11: the message that takes the sender's maximum number (2^63-1: the
+// upper half of the KindOutbound number space holds retry state) carries
+// last="true" and the key opens a new group afterwards.
 func TestMaxNumberClosesGroup_D2_R11(t *testing.T) {
 	h := newHarness(t, testConfig())
 	ref := h.submit(Submission{GroupKey: "k", Flags: ackReq})
@@ -134,12 +135,12 @@ func TestMaxNumberClosesGroup_D2_R11(t *testing.T) {
 	k := groupKey(ref.GroupID, group.KindMeta, 0)
 	g, err := decodeMeta(h.st.recs[k])
 	noErr(t, err)
-	g.next = math.MaxUint64
+	g.next = maxNumber
 	h.st.recs[k] = encodeMeta(g)
 	delete(h.st.recs, groupKey(ref.GroupID, group.KindOutbound, 0))
 	h.restart()
 	r := h.submit(Submission{GroupKey: "k", Flags: ackReq})
-	eq(t, r.Number, uint64(math.MaxUint64), "takes the maximum")
+	eq(t, r.Number, uint64(math.MaxInt64), "takes the maximum")
 	last := h.sent[len(h.sent)-1]
 	eq(t, last.Header.Last, true, "last=true at the maximum")
 	n := h.submit(Submission{GroupKey: "k", Flags: ackReq})

@@ -193,6 +193,9 @@ type Outcome struct {
 	// Fault is the received code when Reason is ReasonFaultReceived.
 	Fault faults.Code
 	At    time.Time
+	// Attempts counts the transmissions of the message, the first included;
+	// 0 when unknown (a late fault about an acknowledged message, D13).
+	Attempts int
 }
 
 // EventKind says what happened to a group.
