@@ -43,6 +43,9 @@ func TestSeqSetModel(t *testing.T) {
 	if testing.Short() {
 		ops = 100_000
 	}
+	if invariants {
+		ops = 20_000 // every op re-checks the whole set
+	}
 	patterns := []struct {
 		name string
 		gen  func(r *rand.Rand, i int) uint64
