@@ -149,10 +149,10 @@ func demoConfig(dir string) gateway.Config {
 	c := gateway.DefaultConfig()
 	c.Listen = "127.0.0.1:0"
 	c.DataDir = dir
-	c.RetryInterval = 100 * time.Millisecond
+	c.RetryInterval = 400 * time.Millisecond
 	c.RetryBackoff = 2
-	c.RetryMaxInterval = time.Second
-	c.MaxRetries = 30
+	c.RetryMaxInterval = 3 * time.Second
+	c.MaxRetries = 20
 	c.PollInterval = 200 * time.Millisecond
 	return c
 }
@@ -231,11 +231,15 @@ func runDemo(f demoFlags, out io.Writer) (bool, error) {
 	}
 	total := len(plan.flat())
 	deadline := time.Now().Add(f.timeout)
+	shown := -1
 	for {
 		col.mu.Lock()
 		done := len(col.outcomes)
 		col.mu.Unlock()
-		progress(out, done, total)
+		if done != shown {
+			progress(out, done, total)
+			shown = done
+		}
 		if done >= total || time.Now().After(deadline) {
 			break
 		}
