@@ -1,13 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"io"
+
+	"github.com/wsrkit/wsrkit/conformance"
 )
 
-// conform runs `wsrkit conform`. The conformance package's Main is not
-// there yet; until it is, the command says so and fails.
-func conform(_ []string, _, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "wsrkit conform: not built yet")
-	return 1
+// conform runs `wsrkit conform`: the conformance package's scenario runner.
+func conform(args []string, stdout, stderr io.Writer) int {
+	return conformance.Main(args, stdout, stderr)
 }

@@ -49,3 +49,12 @@ func TestDemoPassesItsChecks(t *testing.T) {
 		t.Errorf("a check failed:\n%s", out.String())
 	}
 }
+
+// TestConformIsWired: the subcommand reaches the conformance runner.
+func TestConformIsWired(t *testing.T) {
+	var out, errb bytes.Buffer
+	run([]string{"conform", "-h"}, &out, &errb)
+	if !strings.Contains(errb.String()+out.String(), "usage: wsrkit conform") {
+		t.Fatalf("conform -h printed %q / %q", out.String(), errb.String())
+	}
+}
