@@ -15,7 +15,10 @@ var rewriteFlag = flag.Bool("rewrite", false, "rewrite the scenario files with t
 // behaviour (DECISIONS.md) that the engine does not show yet; each is
 // reported in the package's SPEC-NOTES coverage section. They run, and a
 // pass is reported so that the entry gets removed.
-var knownBugs = map[string]string{}
+var knownBugs = map[string]string{
+	"known_bug_poll_fault_after_ack": "D13 under Poll: a fault about an acknowledged message never reaches the sender " +
+		"(the sender polls only unacknowledged numbers; the receiver answers only referenced ones)",
+}
 
 func TestScenarios(t *testing.T) {
 	files, err := scenarioFiles([]string{"testdata"})
@@ -28,7 +31,7 @@ func TestScenarios(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".txt")
 		t.Run(name, func(t *testing.T) {
-			if *rewriteFlag {
+			if _, known := knownBugs[name]; *rewriteFlag && !known {
 				sc, err := readScenario(f)
 				if err != nil {
 					t.Fatal(err)
@@ -41,22 +44,24 @@ func TestScenarios(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			bug, known := knownBugs[name]
+			shows := false
 			for _, m := range Modes {
 				_, fails, err := RunFile(f, m)
 				if err != nil {
 					t.Fatalf("%s: %v", m, err)
 				}
-				bug, known := knownBugs[name]
-				switch {
-				case known && len(fails) > 0:
-					t.Logf("KNOWN BUG (%s mode): %s", m, bug)
-				case known:
-					t.Errorf("%s mode: known bug %q no longer shows: remove it from knownBugs", m, bug)
-				default:
-					for _, fl := range fails {
-						t.Error(fl.String())
-					}
+				if known && len(fails) > 0 {
+					shows = true
+					t.Logf("KNOWN BUG (%s mode): %s\n%s", m, bug, fails[0])
+					continue
 				}
+				for _, fl := range fails {
+					t.Error(fl.String())
+				}
+			}
+			if known && !shows {
+				t.Errorf("known bug %q no longer shows: remove it from knownBugs", bug)
 			}
 		})
 	}

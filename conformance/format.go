@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-
 )
 
 // block is one command of a scenario file as datadriven writes it: a
@@ -22,10 +21,18 @@ type block struct {
 
 // scenario is a parsed scenario file; lines keeps the text for rewriting.
 type scenario struct {
-	path   string
-	lines  []string
-	blocks []block
+	path string
+	// stateOnlyInCrash is set by the line "# conform: crash-state-only":
+	// in crash mode only the output of state commands is compared, because
+	// the scenario shows timers that a recovered engine legitimately
+	// reschedules (see the README section).
+	stateOnlyInCrash bool
+	lines            []string
+	blocks           []block
 }
+
+// crashStateOnly is the directive comment that sets stateOnlyInCrash.
+const crashStateOnly = "# conform: crash-state-only"
 
 // readScenario parses path with the datadriven file syntax: '#' comments,
 // directive lines (continued with '\'), input up to "----", then the
@@ -50,6 +57,9 @@ func readScenario(path string) (*scenario, error) {
 		line := strings.TrimSpace(ls[i])
 		pos := fmt.Sprintf("%s:%d", path, i+1)
 		i++
+		if line == crashStateOnly {
+			sc.stateOnlyInCrash = true
+		}
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
