@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
@@ -48,6 +49,8 @@ func sendingView(gi sender.GroupInfo) GroupView {
 		Terminated:   gi.Terminated || gi.Aborted,
 		Ranges:       append([]group.Range(nil), gi.Acked...),
 		Held:         gi.Pending,
+		LastNumber:   gi.LastNumber,
+		HasLast:      gi.HasLast,
 		NextDeadline: gi.Deadline,
 	}
 	return v
@@ -131,29 +134,33 @@ func (n *Node) AbortGroup(ctx context.Context, groupID string, recv, send bool) 
 // MessageView is the sending side's view of one submitted message
 // (gateway GET /v1/messages/{id}).
 type MessageView struct {
-	// State is "pending" or "acknowledged"; failed messages are not held.
-	State string
-	// Attempts counts transmissions so far; 0 when not known.
+	// State is "pending", "acknowledged" or "failed".
+	State  string
+	Reason sender.Reason
+	// Fault is the received code when Reason is ReasonFaultReceived.
+	Fault faults.Code
+	// Attempts counts transmissions, the first included; 0 when no longer
+	// known.
 	Attempts int
 }
 
-// SendingMessage returns what the sending RMP knows of ref; false when it
-// holds neither the message nor an acknowledgement of it.
+// SendingMessage returns what the sending RMP still knows of ref; false
+// once its outcome was handled and its group forgotten (the producer keeps
+// its own record of those, D27).
 func (e *Engine) SendingMessage(ref sender.MessageRef) (MessageView, bool) {
-	gi, ok := e.send.Group(ref.GroupID)
+	mi, ok := e.send.Message(ref)
 	if !ok {
 		return MessageView{}, false
 	}
-	if gi.Singleton != ref.Singleton {
-		return MessageView{}, false
+	return MessageView{State: mi.State.String(), Reason: mi.Reason, Fault: mi.Fault, Attempts: mi.Attempts}, true
+}
+
+// SendingGroups returns every sending group in state, sorted by GroupID.
+func (e *Engine) SendingGroups() []GroupView {
+	gs := e.send.Groups()
+	out := make([]GroupView, 0, len(gs))
+	for _, gi := range gs {
+		out = append(out, sendingView(gi))
 	}
-	for _, r := range gi.Acked {
-		if r.Contains(ref.Number) {
-			return MessageView{State: "acknowledged"}, true
-		}
-	}
-	if _, ok := e.send.LastResult(ref); ok || (gi.Pending > 0 && !gi.Terminated && !gi.Aborted) {
-		return MessageView{State: "pending"}, true
-	}
-	return MessageView{}, false
+	return out
 }

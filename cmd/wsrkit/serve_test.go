@@ -380,6 +380,17 @@ func TestServeFakeClockExpiryAndAbort(t *testing.T) {
 	var ms gateway.MessageStatus
 	require.Equal(t, 200, do(t, "GET", s.URL()+"/v1/messages/"+m.ID, nil, &ms))
 	require.Equal(t, "pending", ms.State)
+	require.GreaterOrEqual(t, ms.Attempts, 1, "the first transmission happens at submit")
+	var gl struct {
+		Groups []gateway.GroupJSON `json:"groups"`
+	}
+	require.Equal(t, 200, do(t, "GET", s.URL()+"/v1/groups?role=sender", nil, &gl))
+	listed := map[string]string{}
+	for _, g := range gl.Groups {
+		require.Equal(t, "sender", g.Role)
+		listed[g.GroupID] = g.State
+	}
+	require.Equal(t, "open", listed[g1.GroupID], "%+v", gl.Groups)
 
 	require.Equal(t, 200, do(t, "POST", s.URL()+"/v1/clock", map[string]string{"advance": "31s"}, &c))
 	require.Equal(t, "2030-01-02T03:04:36.123456789Z", c.Now)

@@ -50,9 +50,6 @@ type Gateway struct {
 	records *records
 	mux     *http.ServeMux
 	clockMu sync.Mutex // serialises fake clock moves
-
-	sentMu sync.Mutex
-	sent   map[string]struct{} // sending group ids seen (sendGroups.go)
 }
 
 // Layout of the data directory.
@@ -85,7 +82,7 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 	if opts.Transport == nil {
 		opts.Transport = rmp.NewHTTPTransport(rmp.HTTPTransportConfig{MaxResponseBytes: cfg.MaxBody})
 	}
-	g := &Gateway{cfg: cfg, clk: rmp.RealClock(), sent: map[string]struct{}{}}
+	g := &Gateway{cfg: cfg, clk: rmp.RealClock()}
 	if cfg.FakeClock {
 		start := cfg.FakeClockStart
 		if start.IsZero() {

@@ -77,7 +77,7 @@ func (g *Gateway) handleGroups(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if send {
-			for _, v := range g.sendingGroups(e) {
+			for _, v := range e.SendingGroups() {
 				out = append(out, groupJSON(v))
 			}
 		}

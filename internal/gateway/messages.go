@@ -18,7 +18,7 @@ type MessageStatus struct {
 	Attempts int     `json:"attempts"`
 }
 
-// handleMessage answers from the sending RMP while it holds the message,
+// handleMessage answers from the sending RMP while it knows the message,
 // else from the outcome record kept once its outcome was handled; a
 // message known to neither is 404 (no state is made up).
 func (g *Gateway) handleMessage(w http.ResponseWriter, r *http.Request) {
@@ -39,13 +39,18 @@ func (g *Gateway) handleMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	rec, recorded := g.records.get(id)
 	switch {
-	case recorded && (rec.Outcome == "failed" || !held || view.State != "pending"):
-		// A handled outcome is final unless a later fault fails an
-		// acknowledged message (D12, D13), which replaces the record.
-		st.State, st.Reason, st.Fault = rec.Outcome, rec.Reason, rec.Fault
-		st.Attempts = view.Attempts
 	case held:
+		// The sending RMP's view is the newest while it has one (D27: an
+		// outcome not yet handled is still in its outbox).
 		st.State, st.Attempts = view.State, view.Attempts
+		if view.State == "failed" {
+			st.Reason = ReasonString(view.Reason)
+			if view.Fault.Valid() {
+				st.Fault = view.Fault.String()
+			}
+		}
+	case recorded:
+		st.State, st.Reason, st.Fault, st.Attempts = rec.Outcome, rec.Reason, rec.Fault, rec.Attempts
 	default:
 		writeError(w, http.StatusNotFound, "unknown message "+id)
 		return

@@ -66,7 +66,8 @@ type outcomeHandler struct {
 
 func (h *outcomeHandler) HandleOutcome(ctx context.Context, o sender.Outcome) error {
 	j := outcomeJSON(o)
-	if err := h.records.put(Record(j)); err != nil {
+	rec := Record{ID: j.ID, GroupID: j.GroupID, Number: j.Number, Outcome: j.Outcome, Reason: j.Reason, Fault: j.Fault, Attempts: o.Attempts}
+	if err := h.records.put(rec); err != nil {
 		return err
 	}
 	if h.url == "" {

@@ -18,6 +18,8 @@ type Record struct {
 	Outcome string  `json:"outcome"`
 	Reason  string  `json:"reason"`
 	Fault   string  `json:"fault"`
+	// Attempts counts transmissions when the outcome was reported.
+	Attempts int `json:"attempts,omitempty"`
 }
 
 // records is a bounded map of Records, appended to a JSON-lines file

@@ -224,7 +224,6 @@ func (g *Gateway) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, err.Error())
 		return
 	}
-	g.noteSent(ref.GroupID)
 	writeJSON(w, http.StatusAccepted, SubmitAnswer{
 		ID:      MessageID(ref),
 		GroupID: ref.GroupID,
