@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/wsrkit/wsrkit/rmp/group"
 )
 
 func benchConfig() Config {
@@ -93,4 +95,48 @@ func BenchmarkTick(b *testing.B) {
 			b.ReportMetric(float64(sent)/float64(b.N), "sends/tick")
 		})
 	}
+}
+
+// BenchmarkResendPersist: 1000 messages of 512 bytes resent on one Tick.
+// It reports the KindOutbound bytes each resend persists (the retry-state
+// record) beside the full outbound record a resend used to rewrite
+// (full-B/resend), measured on the same messages in the same run.
+func BenchmarkResendPersist(b *testing.B) {
+	cfg := benchConfig()
+	cfg.Retry = RetryPolicy{Interval: time.Second, Backoff: 1, MaxInterval: time.Second, MaxRetries: 1 << 30}
+	s, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sub := Submission{To: "http://r/", GroupKey: "k", Flags: ackReq, Payload: benchPayload, Expiry: t0.Add(1000 * time.Hour)}
+	for i := 0; i < 1000; i++ {
+		if _, _, err := s.Submit(t0, sub); err != nil {
+			b.Fatal(err)
+		}
+	}
+	now := t0
+	var written, full, sends int
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		now = now.Add(time.Second)
+		rd := s.Tick(now)
+		sends += len(rd.Send)
+		for _, m := range rd.Persist {
+			if m.Op == group.OpPut && m.Key.Kind == group.KindOutbound {
+				written += len(m.Value)
+			}
+		}
+	}
+	b.StopTimer()
+	if sends < b.N*1000 {
+		b.Fatalf("%d sends in %d ticks", sends, b.N)
+	}
+	for _, g := range s.groups {
+		for _, m := range g.pending {
+			full += len(encodeOutbound(m))
+		}
+	}
+	b.ReportMetric(float64(written)/float64(sends), "persist-B/resend")
+	b.ReportMetric(float64(full)/1000, "full-B/resend")
 }
