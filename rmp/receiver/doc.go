@@ -23,12 +23,16 @@
 //     on (GroupID, Generation, Number) (R92, digest §10 item 6).
 //  3. Send Reply in the HTTP response of the request that produced it
 //     (Response pattern, R72), with Response as the body when set (D18, R45),
-//     or send SOAPFault instead (D7, R38, R79).
+//     or send SOAPFault instead (D7, R38, R79). Only Message and Poll
+//     produce a Reply: an ack made later (Taken under AckOnDelivery) waits
+//     for the next Response to a message of its GroupId, or a poll (D13).
 //  4. POST each Callback to its URL and report the outcome with
 //     CallbackResult (R74, R75).
 //
 // Fault codes in Reply, PollAnswer and Callbacks are already mapped through
 // Config.Dialect (D6); Events carry the codes before the mapping.
 //
-// NextDeadline says when Tick must be called next.
+// NextDeadline says when Tick must be called next. Groups, Group and Stats
+// are read-only views for management and metrics; Abort is the operator's
+// delete.
 package receiver
