@@ -2,6 +2,8 @@ package rmp
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -52,6 +54,8 @@ func (f OutcomeFunc) HandleOutcome(ctx context.Context, o sender.Outcome) error 
 
 // NodeConfig configures a Node. Store is required; the rest default.
 type NodeConfig struct {
+	// Engine configures the engine. An empty Engine.Sender.InstanceID gets
+	// a random one.
 	Engine Config
 	// Store holds the engine's state; the Node closes it on Close.
 	Store store.Store
@@ -154,6 +158,16 @@ func Open(cfg NodeConfig) (*Node, error) {
 	}
 	if cfg.MaxBatch <= 0 {
 		cfg.MaxBatch = 256
+	}
+	if cfg.Engine.Sender.InstanceID == "" {
+		// Group ids are mid:<counter>.<instance>@wsrkit with a persisted
+		// counter; a random instance id keeps two nodes that were given none
+		// from ever minting the same id (R05).
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, fmt.Errorf("rmp: instance id: %w", err)
+		}
+		cfg.Engine.Sender.InstanceID = hex.EncodeToString(b[:])
 	}
 	eng, err := LoadEngine(cfg.Engine, cfg.Store)
 	if err != nil {
