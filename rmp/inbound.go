@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wsrkit/wsrkit/faults"
+	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
@@ -41,6 +42,7 @@ func (e *Engine) Receive(now time.Time, token uint64, contentType string, body [
 	}
 	var out soap.Response
 	var business []byte
+	var await *receiver.DeliveryRef
 	if env.Request != nil {
 		m, perr := receiverMessage(env)
 		if perr != nil {
@@ -54,6 +56,9 @@ func (e *Engine) Receive(now time.Time, token uint64, contentType string, body [
 			return
 		}
 		e.countAccept(&rrd)
+		if m.Pattern == group.ReplyResponse {
+			await = handedOut(&rrd, &m)
+		}
 		if rrd.Reply != nil {
 			out.Replies = appendReplies(out.Replies, rrd.Reply)
 			business = append([]byte(nil), rrd.Response...)
@@ -83,9 +88,27 @@ func (e *Engine) Receive(now time.Time, token uint64, contentType string, body [
 			resp = &out
 		}
 		e.answerEnvelope(token, v, resp, business)
+		if await != nil && business == nil {
+			// R73: the consumer's business response rides on this answer.
+			a := &e.rd.Answers[len(e.rd.Answers)-1]
+			a.Await, a.version, a.reply = await, v, resp
+		}
 	default:
 		e.rd.Answers = append(e.rd.Answers, Answer{Token: token, Status: http.StatusAccepted})
 	}
+}
+
+// handedOut returns the reference of m's delivery when rd hands m to the
+// consumer, so that its business response can ride on m's own answer under
+// the Response pattern (R73).
+func handedOut(rd *receiver.Ready, m *receiver.Message) *receiver.DeliveryRef {
+	for i := range rd.Deliver {
+		ref := rd.Deliver[i].Ref
+		if ref.Group.GroupID == m.GroupID && ref.HasNumber == m.HasNumber && (!m.HasNumber || ref.Number == m.Number) {
+			return &ref
+		}
+	}
+	return nil
 }
 
 // refuse answers a request the parser refused. A message it could identify

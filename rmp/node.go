@@ -104,6 +104,7 @@ type Node struct {
 	closed   bool
 	failure  error // a fatal store error; the node stopped
 	answers  map[uint64]chan Answer
+	awaiting map[receiver.DeliveryRef]awaitingAnswer // guarded by mu
 	token    uint64
 	metrics  Metrics
 	workers  []chan Delivery
@@ -176,8 +177,9 @@ func Open(cfg NodeConfig) (*Node, error) {
 	n := &Node{
 		cfg: cfg, log: cfg.Logger, clk: cfg.Clock, eng: eng,
 		in: make(chan input, 1024), quit: make(chan struct{}), done: make(chan struct{}),
-		answers: map[uint64]chan Answer{},
-		notifyQ: make(chan sender.Outcome, 1024),
+		answers:  map[uint64]chan Answer{},
+		awaiting: map[receiver.DeliveryRef]awaitingAnswer{},
+		notifyQ:  make(chan sender.Outcome, 1024),
 	}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	for range cfg.DeliveryWorkers {
@@ -476,6 +478,12 @@ func (n *Node) failAnswers(err error) {
 		ch <- Answer{Token: tok, Status: 503, ContentType: "text/plain; charset=utf-8", Body: []byte(err.Error() + "\n")}
 		delete(n.answers, tok)
 	}
+	// Answers held for a business response were committed: release them
+	// as they are.
+	for ref, w := range n.awaiting {
+		w.ch <- w.a
+		delete(n.awaiting, ref)
+	}
 }
 
 // release hands out the effects of a committed Ready, in order: answers,
@@ -484,10 +492,17 @@ func (n *Node) release(rd *Ready) {
 	if len(rd.Answers) > 0 {
 		n.mu.Lock()
 		for _, a := range rd.Answers {
-			if ch, ok := n.answers[a.Token]; ok {
-				ch <- a
-				delete(n.answers, a.Token)
+			ch, ok := n.answers[a.Token]
+			if !ok {
+				continue
 			}
+			delete(n.answers, a.Token)
+			if a.Await != nil {
+				// Held until the consumer returns (R73); see deliverLoop.
+				n.awaiting[*a.Await] = awaitingAnswer{ch: ch, a: a}
+				continue
+			}
+			ch <- a
 		}
 		n.mu.Unlock()
 	}
@@ -524,6 +539,7 @@ func (n *Node) deliverLoop(ch chan Delivery) {
 		case d := <-ch:
 			resp, err := n.cfg.Consumer.Deliver(n.ctx, d)
 			ref := d.Ref
+			n.completeAnswer(ref, resp, err)
 			if errors.Is(err, ErrDeferred) {
 				continue
 			}
@@ -542,6 +558,30 @@ func (n *Node) deliverLoop(ch chan Delivery) {
 			return
 		}
 	}
+}
+
+// awaitingAnswer is an HTTP answer held until its message's consumer
+// returned, so that a business response can ride on it (R73).
+type awaitingAnswer struct {
+	ch chan Answer
+	a  Answer
+}
+
+// completeAnswer releases the answer waiting for ref, with the consumer's
+// business response as its Body when it gave one.
+func (n *Node) completeAnswer(ref receiver.DeliveryRef, resp []byte, err error) {
+	n.mu.Lock()
+	w, ok := n.awaiting[ref]
+	delete(n.awaiting, ref)
+	n.mu.Unlock()
+	if !ok {
+		return
+	}
+	if err == nil {
+		w.ch <- w.a.WithBusinessResponse(resp)
+		return
+	}
+	w.ch <- w.a
 }
 
 func (n *Node) notifyLoop() {

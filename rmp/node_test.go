@@ -3,6 +3,7 @@ package rmp
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -318,4 +319,50 @@ func waitUntil(t *testing.T, cond func() bool) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+func TestNodeBusinessResponseRidesWithTheAck(t *testing.T) {
+	// R73, R45, D18: under the Response pattern the consumer's business
+	// response comes back in the same HTTP response as the RM-Reply; a
+	// duplicate gets the cached response without a second delivery.
+	delivered := 0
+	var mu sync.Mutex
+	n, err := Open(NodeConfig{Store: memstore.New(memstore.Options{}), Consumer: ConsumerFunc(
+		func(_ context.Context, d Delivery) ([]byte, error) {
+			mu.Lock()
+			delivered++
+			mu.Unlock()
+			return []byte(`<q:Price xmlns:q="urn:q">12.5</q:Price>`), nil
+		})})
+	require.NoError(t, err)
+	defer n.Close(context.Background())
+	srv := httptest.NewServer(n)
+	defer srv.Close()
+	req := `<S11:Envelope xmlns:S11="http://schemas.xmlsoap.org/soap/envelope/" xmlns:wsrm="http://docs.oasis-open.org/wsrm/2004/06/ws-reliability-1.1.xsd">
+<S11:Header><wsrm:Request S11:mustUnderstand="1"><wsrm:MessageId groupId="mid:quote-1@test"/>
+<wsrm:ExpiryTime>2999-01-01T00:00:00Z</wsrm:ExpiryTime><wsrm:ReplyPattern><wsrm:Value>Response</wsrm:Value></wsrm:ReplyPattern>
+<wsrm:AckRequested/><wsrm:DuplicateElimination/></wsrm:Request></S11:Header>
+<S11:Body><q:GetQuote xmlns:q="urn:q"/></S11:Body></S11:Envelope>`
+	post := func() *soap.Envelope {
+		resp, err := http.Post(srv.URL, "text/xml; charset=utf-8", strings.NewReader(req))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		b := new(strings.Builder)
+		_, err = io.Copy(b, resp.Body)
+		require.NoError(t, err)
+		env, err := soap.Parse([]byte(b.String()), soap.ParseOptions{})
+		require.NoError(t, err)
+		return env
+	}
+	for i := range 2 {
+		env := post()
+		require.NotNil(t, env.Response, "attempt %d: the RM-Reply", i)
+		require.Equal(t, "mid:quote-1@test", env.Response.Replies[0].GroupID)
+		require.Zero(t, env.Response.Replies[0].Fault, "an ack")
+		require.Contains(t, string(env.BodyContent()), "12.5", "attempt %d: the business response (R73, R45)", i)
+	}
+	mu.Lock()
+	require.Equal(t, 1, delivered, "the duplicate is not delivered again (D18)")
+	mu.Unlock()
 }

@@ -1,9 +1,11 @@
 package rmp
 
 import (
+	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
+	"github.com/wsrkit/wsrkit/soap"
 )
 
 // Ready is the batch of effects the Engine accumulated. A driver applies it
@@ -40,6 +42,29 @@ type Answer struct {
 	ContentType string
 	// Body is the envelope; empty with 202.
 	Body []byte
+	// Await, when set, names the delivery of the request's own message in
+	// the same Ready (Response pattern). A driver may hold the answer until
+	// the consumer returned and render it with the business response as
+	// Body (R73) using WithBusinessResponse; Body is the answer without one.
+	Await *receiver.DeliveryRef
+
+	version soap.Version
+	reply   *soap.Response
+}
+
+// WithBusinessResponse returns the answer with body, the consumer's
+// business response, as the SOAP Body next to the RM-Reply (R73). Without
+// a body, or on a rendering failure, the answer is returned unchanged.
+func (a Answer) WithBusinessResponse(body []byte) Answer {
+	if len(body) == 0 || !a.version.Valid() {
+		return a
+	}
+	b, err := soap.AppendEnvelope(nil, a.version, soap.Headers{Response: a.reply}, faults.Extended, body)
+	if err != nil {
+		return a
+	}
+	a.Body = b
+	return a
 }
 
 // OutboundKind says what an Outbound carries.
