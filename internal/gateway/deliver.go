@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/soap"
 )
 
 // Headers of a delivery POST (-deliver).
@@ -42,12 +43,35 @@ func (c *httpConsumer) Deliver(ctx context.Context, d rmp.Delivery) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxBusinessResponse+1))
 	resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
 		return nil, fmt.Errorf("deliver %s: HTTP %d", c.url, resp.StatusCode)
 	}
-	return nil, nil
+	return businessResponse(body), nil
+}
+
+// maxBusinessResponse bounds a business response read from -deliver.
+const maxBusinessResponse = 1 << 20
+
+// businessResponse returns the SOAP Body content of a -deliver target's
+// answer: the business response of a request-response operation, which
+// rides back with the RM-Reply under the Response pattern (R73) and is
+// cached for duplicates (D18, R45). An empty, oversized or non-SOAP answer
+// gives none.
+func businessResponse(answer []byte) []byte {
+	if len(answer) == 0 || len(answer) > maxBusinessResponse {
+		return nil
+	}
+	env, err := soap.Parse(answer, soap.ParseOptions{})
+	if err != nil || env.Body == nil {
+		return nil
+	}
+	content := bytes.TrimSpace(env.BodyContent())
+	if len(content) == 0 {
+		return nil
+	}
+	return content
 }
 
 // envelopeContentType tells SOAP 1.2 envelopes from SOAP 1.1 ones by the
