@@ -50,7 +50,7 @@ type Proxy struct {
 	rng *rand.Rand // guarded by mu
 
 	requests, droppedReq, droppedResp, dups, fwdErr atomic.Int64
-	wg                                               sync.WaitGroup
+	wg                                              sync.WaitGroup
 }
 
 // New returns a Proxy for cfg.
