@@ -1,0 +1,504 @@
+//go:build unix
+
+package rmp_test
+
+// End-to-end benchmarks over loopback HTTP and their ceilings, measured in
+// one run so that every goal is a same-run ratio (perf-limits.md):
+//
+//   - BenchmarkEndToEndHTTP: a sender Node and a receiver Node, ordered
+//     exactly-once groups (AckRequested, DuplicateElimination, MessageOrder,
+//     Response pattern, D8: the ack means durably stored), one message in
+//     flight per group; latency is Submit → acknowledged outcome.
+//   - BenchmarkReceiverHTTP: plain net/http clients POSTing reliable
+//     messages to a receiver Node; the same client as the ceilings.
+//   - BenchmarkCeilingPipelineHTTP: the minimal receiver: net/http, etree
+//     parse, one pebble Set+Sync, a constant ack.
+//   - BenchmarkCeilingHTTP, BenchmarkCeilingPebbleSync,
+//     BenchmarkCeilingEtreeParse: the raw parts.
+//
+// Metrics: msg/s, p50-µs/p99-µs (per-message round trip as the client sees
+// it), cpu-µs/msg (getrusage of the whole process: both nodes and the
+// clients), and WAL-B/msg (pebble WAL bytes per message). scripts/bench.sh
+// runs them in interleaved rounds and writes BENCHMARKS.md.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/beevik/etree"
+
+	"github.com/wsrkit/wsrkit/faults"
+	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/sender"
+	"github.com/wsrkit/wsrkit/soap"
+	"github.com/wsrkit/wsrkit/store"
+	"github.com/wsrkit/wsrkit/store/memstore"
+	"github.com/wsrkit/wsrkit/store/pebblestore"
+)
+
+var benchGroups = []int{1, 8, 64}
+
+// benchBody is the SOAP Body content of every benchmark message; with the
+// wsrm headers the envelope is ≈1.5 KB, the size of perf-limits.md §1.
+var benchBody = []byte(`<o:Order xmlns:o="urn:example:orders"><o:Lines>` +
+	strings.Repeat(`<o:Line sku="A-000000" qty="1">widget</o:Line>`, 22) + `</o:Lines></o:Order>`)
+
+// benchEnvelope is the reliable message number n of group gid as a WS-R 1.1
+// sender writes it: ordered exactly-once, Response pattern.
+func benchEnvelope(tb testing.TB, gid string, n uint64) []byte {
+	req := &soap.Request{
+		MessageID:    soap.MessageID{GroupID: gid, Sequence: &soap.SequenceNum{Number: n}},
+		ExpiryTime:   time.Now().Add(time.Hour).UTC().Truncate(time.Second),
+		ReplyPattern: soap.ReplyPattern{Value: group.ReplyResponse},
+		Flags:        group.Flags{AckRequested: true, DuplicateElimination: true, MessageOrder: true},
+	}
+	b, err := soap.AppendRequestEnvelope(nil, soap.SOAP11, req, benchBody)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// cpuTime is the user+system CPU time of the process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// latencies collects durations from many goroutines.
+type latencies struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (l *latencies) add(d time.Duration) {
+	l.mu.Lock()
+	l.d = append(l.d, d)
+	l.mu.Unlock()
+}
+
+// report adds name-p50-µs and name-p99-µs ("p50-µs" for an empty name).
+func (l *latencies) report(b *testing.B, name string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.d) == 0 {
+		return
+	}
+	slices.Sort(l.d)
+	if name != "" {
+		name += "-"
+	}
+	pct := func(p int) float64 {
+		return float64(l.d[min(len(l.d)-1, len(l.d)*p/100)].Nanoseconds()) / 1e3
+	}
+	b.ReportMetric(pct(50), name+"p50-µs")
+	b.ReportMetric(pct(99), name+"p99-µs")
+}
+
+// load runs b.N operations over c goroutines, goroutine g calling op(g, i)
+// for its i-th operation (so one goroutine is one in-order group), and
+// reports msg/s, the operation's p50/p99 latency and CPU µs per message.
+// drain, when set, runs inside the timed region after the last operation
+// (work the operations started that must finish, such as deliveries).
+func load(b *testing.B, c int, op func(g int, i uint64) error, drain func() error) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var lat latencies
+	errs := make(chan error, c)
+	b.ResetTimer()
+	cpu0, start := cpuTime(), time.Now()
+	for g := range c {
+		wg.Go(func() {
+			for i := uint64(0); next.Add(1) <= int64(b.N); i++ {
+				t0 := time.Now()
+				if err := op(g, i); err != nil {
+					errs <- fmt.Errorf("group %d message %d: %w", g, i, err)
+					return
+				}
+				lat.add(time.Since(t0))
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	if drain != nil {
+		if err := drain(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	elapsed, cpu := time.Since(start), cpuTime()-cpu0
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "msg/s")
+	b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(b.N), "cpu-µs/msg")
+	lat.report(b, "")
+}
+
+// benchClient is a keep-alive client with a connection per group.
+func benchClient(b *testing.B, conns int) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = conns
+	b.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr, Timeout: time.Minute}
+}
+
+// postAck POSTs one envelope and checks that the answer is a 200 envelope
+// that is not a SOAP Fault.
+func postAck(cl *http.Client, url string, body []byte) error {
+	resp, err := cl.Post(url, soap.ContentTypeSOAP11, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	ans, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK || bytes.Contains(ans, []byte("Fault")) {
+		return fmt.Errorf("answer %d: %.300s", resp.StatusCode, ans)
+	}
+	return nil
+}
+
+// openStore opens a durable pebble store on a real directory, or a memory
+// store.
+func openStore(b *testing.B, kind string) store.Store {
+	if kind == "mem" {
+		return memstore.New(memstore.Options{})
+	}
+	st, err := pebblestore.Open(pebblestore.Options{Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return st
+}
+
+// walBytes is the pebble WAL bytes written so far; 0 for other stores.
+func walBytes(st store.Store) uint64 {
+	if p, ok := st.(*pebblestore.Store); ok {
+		return p.DB().Metrics().WAL.BytesWritten
+	}
+	return 0
+}
+
+// orderCheck is a consumer that checks exactly-once, in-order delivery per
+// group (D14, D18) and counts deliveries.
+type orderCheck struct {
+	mu        sync.Mutex
+	next      map[string]uint64
+	delivered int
+	bad       error
+	changed   chan struct{}
+}
+
+func newOrderCheck() *orderCheck {
+	return &orderCheck{next: map[string]uint64{}, changed: make(chan struct{}, 1)}
+}
+
+func (o *orderCheck) Deliver(_ context.Context, d rmp.Delivery) ([]byte, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	gid := d.Ref.Group.GroupID
+	if d.Ref.Number != o.next[gid] && o.bad == nil {
+		o.bad = fmt.Errorf("group %s: delivered %d, want %d", gid, d.Ref.Number, o.next[gid])
+	}
+	o.next[gid] = d.Ref.Number + 1
+	o.delivered++
+	select {
+	case o.changed <- struct{}{}:
+	default:
+	}
+	return nil, nil
+}
+
+// waitDelivered waits until n messages were delivered, in order.
+func (o *orderCheck) waitDelivered(n int) error {
+	deadline := time.After(2 * time.Minute)
+	for {
+		o.mu.Lock()
+		got, bad := o.delivered, o.bad
+		o.mu.Unlock()
+		if bad != nil {
+			return bad
+		}
+		if got > n {
+			return fmt.Errorf("%d deliveries for %d messages", got, n)
+		}
+		if got == n {
+			return nil
+		}
+		select {
+		case <-o.changed:
+		case <-time.After(10 * time.Millisecond):
+		case <-deadline:
+			return fmt.Errorf("%d of %d messages delivered", got, n)
+		}
+	}
+}
+
+// timedHandler records how long h takes per request.
+func timedHandler(h http.Handler, lat *latencies) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t0 := time.Now()
+		h.ServeHTTP(w, r)
+		lat.add(time.Since(t0))
+	})
+}
+
+func receiverNode(b *testing.B, st store.Store, c *orderCheck) *rmp.Node {
+	n, err := rmp.Open(rmp.NodeConfig{Store: st, Consumer: c})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { n.Close(context.Background()) })
+	return n
+}
+
+// BenchmarkReceiverHTTP: net/http clients, one per group, POST ordered
+// exactly-once messages to a receiver Node; each waits for its ack (D8)
+// before sending the group's next number. Every message is delivered once,
+// in order, before the clock stops.
+func BenchmarkReceiverHTTP(b *testing.B) {
+	for _, kind := range []string{"pebble", "mem"} {
+		for _, groups := range benchGroups {
+			b.Run(fmt.Sprintf("store=%s/groups=%d", kind, groups), func(b *testing.B) {
+				st := openStore(b, kind)
+				check := newOrderCheck()
+				srv := httptest.NewServer(receiverNode(b, st, check))
+				defer srv.Close()
+				cl := benchClient(b, groups)
+				gids := make([]string, groups)
+				for g := range gids {
+					gids[g] = fmt.Sprintf("urn:bench:recv:%d", g)
+				}
+				wal0 := walBytes(st)
+				load(b, groups, func(g int, i uint64) error {
+					return postAck(cl, srv.URL, benchEnvelope(b, gids[g], i))
+				}, func() error { return check.waitDelivered(b.N) })
+				if kind == "pebble" {
+					b.ReportMetric(float64(walBytes(st)-wal0)/float64(b.N), "WAL-B/msg")
+				}
+			})
+		}
+	}
+}
+
+// outcomeRouter hands each acknowledged outcome to the producer of its
+// group key ("g<index>").
+type outcomeRouter struct{ ch []chan sender.Outcome }
+
+func (r *outcomeRouter) HandleOutcome(_ context.Context, o sender.Outcome) error {
+	g, err := strconv.Atoi(strings.TrimPrefix(o.GroupKey, "g"))
+	if err != nil || g < 0 || g >= len(r.ch) {
+		return fmt.Errorf("outcome for unknown key %q", o.GroupKey)
+	}
+	r.ch[g] <- o
+	return nil
+}
+
+// BenchmarkEndToEndHTTP: a sender Node submits into ordered exactly-once
+// groups (one producer per group, each waiting for its message's
+// acknowledged outcome before submitting the next); a receiver Node behind
+// a loopback HTTP server accepts, acknowledges and delivers. Reported
+// besides the end-to-end p50/p99: submit-* (Submit until durably stored at
+// the sender), recv-* (the receiver's HTTP handler), WAL bytes per message
+// at each side, and resends (should be 0).
+func BenchmarkEndToEndHTTP(b *testing.B) {
+	for _, kind := range []string{"pebble", "mem"} {
+		for _, groups := range benchGroups {
+			b.Run(fmt.Sprintf("store=%s/groups=%d", kind, groups), func(b *testing.B) {
+				rst, sst := openStore(b, kind), openStore(b, kind)
+				check := newOrderCheck()
+				var recvLat, submitLat latencies
+				srv := httptest.NewServer(timedHandler(receiverNode(b, rst, check), &recvLat))
+				defer srv.Close()
+				router := &outcomeRouter{}
+				for range groups {
+					router.ch = append(router.ch, make(chan sender.Outcome, 1))
+				}
+				cfg := rmp.NodeConfig{
+					Store:    sst,
+					Outcomes: router,
+					// One connection per group; the default 16 would cap
+					// the 64-group run at 16 messages in flight.
+					Transport: rmp.NewHTTPTransport(rmp.HTTPTransportConfig{MaxPerDestination: max(16, groups)}),
+				}
+				cfg.Engine.Sender.InstanceID = "bench"
+				sn, err := rmp.Open(cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer sn.Close(context.Background())
+				ctx := context.Background()
+				wal0r, wal0s := walBytes(rst), walBytes(sst)
+				load(b, groups, func(g int, i uint64) error {
+					t0 := time.Now()
+					ref, err := sn.Submit(ctx, rmp.Submission{Submission: sender.Submission{
+						To: srv.URL, GroupKey: "g" + strconv.Itoa(g), Lifetime: time.Hour,
+						Flags:   group.Flags{AckRequested: true, DuplicateElimination: true, MessageOrder: true},
+						Pattern: group.ReplyResponse, Payload: benchBody,
+					}})
+					if err != nil {
+						return err
+					}
+					submitLat.add(time.Since(t0))
+					select {
+					case o := <-router.ch[g]:
+						if o.Ref != ref || o.Kind != sender.Acknowledged {
+							return fmt.Errorf("outcome %+v for %+v", o, ref)
+						}
+						return nil
+					case <-time.After(time.Minute):
+						return fmt.Errorf("no outcome for %+v", ref)
+					}
+				}, func() error { return check.waitDelivered(b.N) })
+				submitLat.report(b, "submit")
+				recvLat.report(b, "recv")
+				if kind == "pebble" {
+					b.ReportMetric(float64(walBytes(rst)-wal0r)/float64(b.N), "recv-WAL-B/msg")
+					b.ReportMetric(float64(walBytes(sst)-wal0s)/float64(b.N), "send-WAL-B/msg")
+				}
+				m, err := sn.Metrics(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(m.Retries), "resends")
+			})
+		}
+	}
+}
+
+// cannedAck is the constant answer of the ceilings: a 671-byte-class
+// wsrm:Response envelope written once.
+var cannedAck = func() []byte {
+	b, err := soap.AppendResponseEnvelope(nil, soap.SOAP11, &soap.Response{Replies: []soap.Reply{{
+		GroupID: "urn:bench:ceiling", Sequenced: true, Ranges: []soap.ReplyRange{{Range: group.Range{From: 0, To: 0}}},
+	}}}, faults.Extended, nil)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()
+
+// BenchmarkCeilingPipelineHTTP is the minimal receiver the issue names as
+// the ceiling: plain net/http, etree parse of the envelope (groupId and
+// number read from it), one pebble Set+Sync of the envelope on a real
+// directory, a constant ack. Same clients and envelopes as
+// BenchmarkReceiverHTTP.
+func BenchmarkCeilingPipelineHTTP(b *testing.B) {
+	for _, groups := range benchGroups {
+		b.Run(fmt.Sprintf("groups=%d", groups), func(b *testing.B) {
+			st, err := pebblestore.Open(pebblestore.Options{Dir: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4<<20))
+				if err != nil {
+					http.Error(w, err.Error(), http.StatusBadRequest)
+					return
+				}
+				doc := etree.NewDocument()
+				if err := doc.ReadFromBytes(body); err != nil {
+					http.Error(w, err.Error(), http.StatusBadRequest)
+					return
+				}
+				id := doc.FindElement("//MessageId")
+				seq := doc.FindElement("//SequenceNum")
+				if id == nil || seq == nil {
+					http.Error(w, "no MessageId", http.StatusBadRequest)
+					return
+				}
+				key := id.SelectAttrValue("groupId", "") + "/" + seq.SelectAttrValue("number", "")
+				if err := st.RawSyncSet([]byte(key), body); err != nil {
+					http.Error(w, err.Error(), http.StatusServiceUnavailable)
+					return
+				}
+				w.Header().Set("Content-Type", soap.ContentTypeSOAP11)
+				w.Write(cannedAck)
+			})
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			cl := benchClient(b, groups)
+			wal0 := walBytes(st)
+			load(b, groups, func(g int, i uint64) error {
+				return postAck(cl, srv.URL, benchEnvelope(b, fmt.Sprintf("urn:bench:ceil:%d", g), i))
+			}, nil)
+			b.ReportMetric(float64(walBytes(st)-wal0)/float64(b.N), "WAL-B/msg")
+		})
+	}
+}
+
+// BenchmarkCeilingHTTP is the raw net/http loopback round trip: the same
+// POST, a handler that drains the body and writes the constant ack.
+func BenchmarkCeilingHTTP(b *testing.B) {
+	for _, conc := range benchGroups {
+		b.Run(fmt.Sprintf("groups=%d", conc), func(b *testing.B) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", soap.ContentTypeSOAP11)
+				w.Write(cannedAck)
+			}))
+			defer srv.Close()
+			cl := benchClient(b, conc)
+			load(b, conc, func(g int, i uint64) error {
+				return postAck(cl, srv.URL, benchEnvelope(b, fmt.Sprintf("urn:bench:http:%d", g), i))
+			}, nil)
+		})
+	}
+}
+
+// BenchmarkCeilingPebbleSync is the raw pebble sync commit with group
+// commit: c goroutines each writing the envelope with Set+Sync in a loop.
+func BenchmarkCeilingPebbleSync(b *testing.B) {
+	env := benchEnvelope(b, "urn:bench:pebble", 0)
+	for _, c := range benchGroups {
+		b.Run(fmt.Sprintf("groups=%d", c), func(b *testing.B) {
+			st, err := pebblestore.Open(pebblestore.Options{Dir: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			wal0 := walBytes(st)
+			load(b, c, func(g int, i uint64) error {
+				return st.RawSyncSet(fmt.Appendf(nil, "urn:bench:pebble:%d/%d", g, i), env)
+			}, nil)
+			b.ReportMetric(float64(walBytes(st)-wal0)/float64(b.N), "WAL-B/msg")
+		})
+	}
+}
+
+// BenchmarkCeilingEtreeParse is the raw etree parse of the same envelope,
+// one goroutine.
+func BenchmarkCeilingEtreeParse(b *testing.B) {
+	env := benchEnvelope(b, "urn:bench:etree", 0)
+	b.SetBytes(int64(len(env)))
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		doc := etree.NewDocument()
+		if err := doc.ReadFromBytes(env); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/1e3/float64(b.N), "cpu-µs/msg")
+}
