@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -44,11 +43,8 @@ func demo(args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the faulty link and of the message mix")
 	fs.DurationVar(&f.timeout, "timeout", 55*time.Second, "give up waiting for outcomes after this long")
 	fs.BoolVar(&f.keep, "keep", false, "keep the temporary data directories")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if status, ok := parseFlags(fs, args, stderr); !ok {
+		return status
 	}
 	switch {
 	case f.messages < 1:

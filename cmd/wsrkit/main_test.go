@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 )
@@ -56,5 +57,61 @@ func TestConformIsWired(t *testing.T) {
 	run([]string{"conform", "-h"}, &out, &errb)
 	if !strings.Contains(errb.String()+out.String(), "usage: wsrkit conform") {
 		t.Fatalf("conform -h printed %q / %q", out.String(), errb.String())
+	}
+}
+
+// TestServeFlagsHelpAndErrors: `serve -h` lists every flag of the README
+// table and exits 0 without starting; a bad flag or value is exactly one
+// line naming the flag, with a non-zero exit (before any data directory is
+// touched).
+func TestServeFlagsHelpAndErrors(t *testing.T) {
+	var out, errb bytes.Buffer
+	if got := run([]string{"serve", "-h"}, &out, &errb); got != 0 {
+		t.Fatalf("serve -h = %d, want 0 (stderr %q)", got, errb.String())
+	}
+	for _, f := range []string{"-listen", "-data", "-public-url", "-deliver", "-notify", "-max-body", "-max-depth",
+		"-max-open-groups", "-max-held-per-group", "-max-held-bytes-per-group", "-max-held-total", "-max-held-bytes-total",
+		"-max-pending", "-max-pending-bytes", "-max-records", "-retry-interval", "-retry-backoff", "-retry-max-interval",
+		"-retry-jitter", "-max-retries", "-poll-interval", "-default-expires-in", "-ack-on-delivery", "-strict-faults",
+		"-fake-clock", "-fake-clock-start", "-log"} {
+		if !strings.Contains(errb.String(), "  "+f+" ") && !strings.Contains(errb.String(), "  "+f+"\n") {
+			t.Errorf("serve -h does not list %s:\n%s", f, errb.String())
+		}
+	}
+	if out.Len() != 0 {
+		t.Errorf("serve -h wrote to stdout: %q", out.String())
+	}
+
+	dir := t.TempDir() + "/never"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-max-body", "lots"}, `invalid value "lots" for flag -max-body`},
+		{[]string{"-max-pending", "many"}, `invalid value "many" for flag -max-pending`},
+		{[]string{"-retry-interval", "5"}, `invalid value "5" for flag -retry-interval`},
+		{[]string{"-fake-clock-start", "yesterday"}, `invalid value "yesterday" for flag -fake-clock-start`},
+		{[]string{"-strict-faults=maybe"}, `invalid boolean value "maybe" for -strict-faults`},
+		{[]string{"-no-such-flag"}, "flag provided but not defined: -no-such-flag"},
+		{[]string{"-log", "loud"}, `invalid -log "loud"`},
+	} {
+		var out, errb bytes.Buffer
+		got := run(append(append([]string{"serve"}, c.args...), "-data", dir), &out, &errb)
+		if got == 0 {
+			t.Errorf("serve %q exited 0", c.args)
+		}
+		msg := errb.String()
+		if !strings.Contains(msg, c.want) {
+			t.Errorf("serve %q stderr = %q, want it to contain %q", c.args, msg, c.want)
+		}
+		if strings.Count(msg, "\n") != 1 || !strings.HasSuffix(msg, "\n") {
+			t.Errorf("serve %q: want exactly one line, got %q", c.args, msg)
+		}
+		if strings.Contains(msg, "-ack-on-delivery") {
+			t.Errorf("serve %q printed the flag list on an error: %q", c.args, msg)
+		}
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("a refused command line created the data directory (stat: %v)", err)
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -26,11 +25,8 @@ func serve(args []string, stderr io.Writer, started func(*gateway.Server) (stop 
 	cfg := gateway.DefaultConfig()
 	cfg.RegisterFlags(fs)
 	logLevel := fs.String("log", "info", "log level: debug, info, warn or error")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if status, ok := parseFlags(fs, args, stderr); !ok {
+		return status
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "wsrkit serve: unexpected argument %q\n", fs.Arg(0))
