@@ -1,0 +1,54 @@
+package sim
+
+import (
+	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/sender"
+)
+
+// final checks the end state after the network healed and every timer ran
+// out: each submitted message has a final outcome; guaranteed ones were
+// delivered and acknowledged; an acknowledged message was delivered; no
+// state is left (R94).
+func (m *model) final() {
+	wd := m.wd
+	for id := range m.recs {
+		r := &m.recs[id]
+		if !r.submitted {
+			continue
+		}
+		g := &wd.w.groups[wd.w.msgs[id].g]
+		if len(r.outcomes) == 0 {
+			wd.violate(id, "D27: no outcome reported for a submitted message")
+			continue
+		}
+		last := r.outcomes[len(r.outcomes)-1]
+		if last.Kind == sender.Acknowledged {
+			wd.res.Acked++
+		} else {
+			wd.res.Failed[last.Reason.String()]++
+		}
+		switch {
+		case g.guaranteed && (last.Kind != sender.Acknowledged || len(r.taken) == 0):
+			wd.violate(id, "guaranteed delivery: final outcome %v %v, taken %d times", last.Kind, last.Reason, len(r.taken))
+		case last.Kind == sender.Acknowledged && len(r.taken) == 0:
+			// An ack means durably accepted (D8); a message acked and then
+			// discarded (D12, D14) must be failed by a later fault (D13).
+			if r.discarded && g.pattern != group.ReplyCallback {
+				// D13 under Response: the fault rides on the next Response
+				// to this sender, which may never come; under Poll the
+				// sender stops polling acknowledged messages.
+				wd.res.Exclusions["acked then discarded, fault has no channel (D13, "+g.pattern.String()+")"]++
+				continue
+			}
+			wd.violate(id, "D8/R41: acknowledged but never delivered (discarded=%v)", r.discarded)
+		}
+	}
+	for _, n := range wd.nodes {
+		if gs := n.e.SendingGroups(); len(gs) > 0 {
+			wd.violate(-1, "R94: %s still holds %d sending groups after quiescence, first %+v", n.name, len(gs), gs[0])
+		}
+		if gs := n.e.ReceivingGroups(); len(gs) > 0 {
+			wd.violate(-1, "R94: %s still holds %d receiving groups after quiescence, first %+v", n.name, len(gs), gs[0])
+		}
+	}
+}

@@ -1,0 +1,314 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/receiver"
+	"github.com/wsrkit/wsrkit/rmp/sender"
+)
+
+// deliveryKey is the identity of a hand-off: (group, generation, number),
+// the key on which the consumer is idempotent (R92).
+type deliveryKey struct {
+	id        group.ID
+	hasNumber bool
+	number    uint64
+}
+
+// take is the consumer's record of an identity it took.
+type take struct {
+	msg     int
+	durable bool // the Taken was persisted by a later successful Apply
+}
+
+type handleKey struct {
+	node int
+	id   sender.OutcomeID
+}
+
+// handled is the producer's record of an outcome it handled.
+type handled struct {
+	durable bool
+}
+
+// rec is the model's view of one planned message.
+type rec struct {
+	submitted bool
+	refusals  int
+	ref       sender.MessageRef
+	expiry    time.Time
+	sends     int
+	outcomes  []sender.Outcome
+	taken     []deliveryKey // identities taken, in order
+	discarded bool          // the receiver discarded it after accepting it
+	trace     []string
+}
+
+// model holds what the producers and consumers saw and checks the
+// invariants of the issue on every effect and at the end.
+type model struct {
+	wd      *world
+	recs    []rec
+	byRef   map[sender.MessageRef]int
+	taken   map[deliveryKey]*take
+	handled map[handleKey]*handled
+	next    map[group.ID]uint64 // ordered groups: next number to take (D14)
+	byGen   map[group.ID][]int  // messages taken in each receiving generation
+	byGroup map[string][]int    // messages submitted to each sending group
+}
+
+func newModel(wd *world) model {
+	return model{wd: wd, recs: make([]rec, len(wd.w.msgs)), byRef: map[sender.MessageRef]int{},
+		taken: map[deliveryKey]*take{}, handled: map[handleKey]*handled{},
+		next: map[group.ID]uint64{}, byGen: map[group.ID][]int{}, byGroup: map[string][]int{}}
+}
+
+func (m *model) note(id int, format string, args ...any) {
+	r := &m.recs[id]
+	if len(r.trace) < 40 {
+		r.trace = append(r.trace, fmt.Sprintf("    +%v %s", m.wd.now.Sub(epoch), fmt.Sprintf(format, args...)))
+	}
+}
+
+// trace explains one message: its plan and what happened to it.
+func (m *model) trace(id int) string {
+	pm := m.wd.w.msgs[id]
+	g := m.wd.w.groups[pm.g]
+	r := &m.recs[id]
+	s := fmt.Sprintf("  message %d: group %q n%d->n%d flags=%+v pattern=%v timing=%+v guaranteed=%v lifetime=%v last=%v ref=%+v expiry=+%v\n",
+		id, g.key, g.from, g.to, g.flags, g.pattern, g.timing, g.guaranteed, pm.lifetime, pm.last, r.ref, r.expiry.Sub(epoch))
+	return s + strings.Join(r.trace, "\n")
+}
+
+func (m *model) refused(id int, err error) (retry bool) {
+	r := &m.recs[id]
+	r.refusals++
+	m.note(id, "submit refused: %v", err)
+	if r.refusals < 20 {
+		return true
+	}
+	m.wd.res.Refused++
+	return false
+}
+
+func (m *model) submitted(id int, ref sender.MessageRef, expiry time.Time) {
+	r := &m.recs[id]
+	r.submitted, r.ref, r.expiry = true, ref, expiry
+	if old, dup := m.byRef[ref]; dup {
+		m.wd.violate(id, "R05/R90: Submit returned ref %+v already given to message %d", ref, old)
+	}
+	m.byRef[ref] = id
+	m.byGroup[ref.GroupID] = append(m.byGroup[ref.GroupID], id)
+	m.wd.res.Submitted++
+	m.note(id, "submitted as %s#%d", ref.GroupID, ref.Number)
+}
+
+// lost forgets a submission whose Persist failed; it is submitted again.
+func (m *model) lost(id int) {
+	r := &m.recs[id]
+	delete(m.byRef, r.ref)
+	gs := m.byGroup[r.ref.GroupID]
+	m.byGroup[r.ref.GroupID] = gs[:len(gs)-1]
+	m.wd.res.Submitted--
+	m.note(id, "submission lost with its failed Persist; submitting again")
+	r.submitted = false
+}
+
+func (m *model) transmitted(ref rmp.OutboundRef) {
+	if id, ok := m.byRef[ref.Message]; ok {
+		m.recs[id].sends++
+		if ref.Attempt < 3 || ref.Attempt%10 == 0 {
+			m.note(id, "transmission attempt %d", ref.Attempt)
+		}
+	}
+}
+
+// messageOf reads the plan id out of a delivered envelope.
+func messageOf(payload []byte) (int, bool) {
+	s := string(payload)
+	i := strings.Index(s, `urn:sim">`)
+	if i < 0 {
+		return 0, false
+	}
+	s = s[i+len(`urn:sim">`):]
+	j := strings.IndexByte(s, '<')
+	if j < 0 {
+		return 0, false
+	}
+	id, err := strconv.Atoi(s[:j])
+	return id, err == nil
+}
+
+// deliver is the consumer: it checks each hand-off, sometimes refuses it,
+// and otherwise takes it.
+func (m *model) deliver(n *node, d rmp.Delivery) {
+	wd := m.wd
+	now := wd.now
+	id, ok := messageOf(d.Payload)
+	if !ok || id >= len(m.recs) || !m.recs[id].submitted {
+		wd.violate(-1, "%s: delivery %+v of an unknown message: %.200q", n.name, d.Ref, d.Payload)
+		return
+	}
+	r := &m.recs[id]
+	g := &wd.w.groups[wd.w.msgs[id].g]
+	key := deliveryKey{d.Ref.Group, d.Ref.HasNumber, d.Ref.Number}
+	if key.id.GroupID != r.ref.GroupID || key.hasNumber == r.ref.Singleton || key.number != r.ref.Number || n.idx != g.to {
+		wd.violate(id, "%s: delivery identity %+v does not match the message's ref %+v", n.name, d.Ref, r.ref)
+		return
+	}
+	// D9, D12, R47: nothing is made available after its ExpiryTime.
+	if now.After(d.Expiry) || now.After(r.expiry) {
+		wd.violate(id, "D9/D12: handed out at +%v after ExpiryTime +%v", now.Sub(epoch), d.Expiry.Sub(epoch))
+	}
+	if d.Expiry.After(r.expiry) || d.Expiry.Before(r.expiry.Add(-time.Second)) {
+		wd.violate(id, "D9: delivered ExpiryTime +%v differs from the submitted +%v", d.Expiry.Sub(epoch), r.expiry.Sub(epoch))
+	}
+	if t := m.taken[key]; t != nil && !g.flags.DuplicateElimination && !g.flags.MessageOrder {
+		// R44: without DuplicateElimination a resend may be delivered
+		// again, under the same identity.
+		t = nil
+		_ = t
+	} else if t != nil {
+		// A hand-off of an identity already taken: allowed only when the
+		// Taken never became durable before a restart (R92).
+		if t.durable {
+			wd.violate(id, "R92/D18: %v handed out again after its Taken was durable", key)
+			return
+		}
+		wd.res.Redelivery++
+		m.note(id, "handed out again after a restart (gen %d), taken again", key.id.Generation)
+		n.e.Taken(now, d.Ref)
+		n.undurTaken = append(n.undurTaken, key)
+		return
+	}
+	if wd.chance(wd.p.consumerFail) {
+		m.note(id, "consumer refused hand-off %d", d.Attempt)
+		n.e.DeliveryFailed(now, d.Ref)
+		return
+	}
+	if g.flags.MessageOrder {
+		// D14, R47, R49: an ordered generation takes 0,1,2,… with no gap.
+		if want := m.next[key.id]; !key.hasNumber || key.number != want {
+			wd.violate(id, "D14: ordered %s gen %d handed out %d while %d is next", key.id.GroupID, key.id.Generation, key.number, want)
+			return
+		}
+		m.next[key.id]++
+	}
+	if len(r.taken) > 0 {
+		if g.flags.DuplicateElimination {
+			wd.violate(id, "D18/R44: delivered twice with DuplicateElimination: first %v, now %v", r.taken[0], key)
+			return
+		}
+		wd.res.Exclusions["duplicate delivered without DuplicateElimination (allowed, R44)"]++
+	} else {
+		wd.res.Delivered++
+	}
+	r.taken = append(r.taken, key)
+	if m.taken[key] == nil {
+		m.taken[key] = &take{msg: id}
+	}
+	m.byGen[key.id] = append(m.byGen[key.id], id)
+	m.note(id, "taken by the consumer (gen %d, attempt %d)", key.id.Generation, d.Attempt)
+	n.e.Taken(now, d.Ref)
+	n.undurTaken = append(n.undurTaken, key)
+}
+
+// outcome is the producer: each outcome is reported exactly once (D27).
+func (m *model) outcome(n *node, o sender.Outcome) {
+	wd := m.wd
+	hk := handleKey{n.idx, o.ID}
+	if h := m.handled[hk]; h != nil {
+		if h.durable {
+			wd.violate(m.byRef[o.Ref], "D27: outcome %d (%v) reported again after it was durably handled", o.ID, o.Kind)
+			return
+		}
+		wd.res.Rereported++
+	} else {
+		id, ok := m.byRef[o.Ref]
+		if !ok {
+			wd.violate(-1, "%s: outcome %+v for a message never submitted", n.name, o)
+			return
+		}
+		r := &m.recs[id]
+		if o.Kind == sender.Failed && o.Reason == sender.ReasonNone || o.Kind != sender.Failed && o.Kind != sender.Acknowledged {
+			wd.violate(id, "D27: outcome without a reason: %+v", o)
+		}
+		r.outcomes = append(r.outcomes, o)
+		m.note(id, "outcome %v %v (attempts %d)", o.Kind, o.Reason, o.Attempts)
+		m.handled[hk] = &handled{}
+	}
+	n.e.OutcomeHandled(wd.now, o.ID)
+	n.undurHandled = append(n.undurHandled, o.ID)
+}
+
+// receiverEvent checks removals (D20–D23) and records discards.
+func (m *model) receiverEvent(n *node, ev *receiver.Event) {
+	wd := m.wd
+	switch ev.Kind {
+	case receiver.EventTerminated, receiver.EventRemoved:
+		wd.res.Rules[fmt.Sprintf("receiver %v %v", ev.Kind, ev.Rule)]++
+	case receiver.EventDiscarded:
+		ref := sender.MessageRef{GroupID: ev.Group.GroupID, Number: ev.Number, Singleton: !ev.HasNumber}
+		if id, ok := m.byRef[ref]; ok {
+			m.recs[id].discarded = true
+			m.note(id, "receiver discarded it: %v %s", ev.Code, ev.Label)
+		}
+	}
+	if ev.Kind != receiver.EventRemoved {
+		return
+	}
+	// State is removed no earlier than D20–D23 allow: after groupExpiryTime
+	// under t1, otherwise after the ExpiryTime of every message taken in
+	// the generation (the duplicate window, D17, D21, D23).
+	for _, id := range m.byGen[ev.Group] {
+		g := &wd.w.groups[wd.w.msgs[id].g]
+		r := &m.recs[id]
+		switch {
+		case ev.Rule == group.RuleDeleted:
+		case ev.Rule == group.RuleT1 || (ev.Rule == group.RuleT31 || ev.Rule == group.RuleT32) && g.timing.HasExpiry():
+			if !wd.now.After(g.timing.Expiry) {
+				wd.violate(id, "D20: receiver removed %v under %v before groupExpiryTime", ev.Group, ev.Rule)
+			}
+		default:
+			if !wd.now.After(r.expiry) {
+				wd.violate(id, "D21/D23: receiver removed %v under %v before the ExpiryTime of a message it took", ev.Group, ev.Rule)
+			}
+		}
+	}
+	delete(m.byGen, ev.Group)
+}
+
+// senderEvent checks that a sending group is removed only once every one
+// of its messages has an outcome (D16, D20–D23, D27).
+func (m *model) senderEvent(n *node, ev *sender.Event) {
+	wd := m.wd
+	wd.res.Rules[fmt.Sprintf("sender %v %v", ev.Kind, ev.Rule)]++
+	if ev.Kind != sender.EventRemoved {
+		return
+	}
+	for _, id := range m.byGroup[ev.GroupID] {
+		if len(m.recs[id].outcomes) == 0 {
+			wd.violate(id, "D27: sending group %s removed (%v) while a message has no outcome", ev.GroupID, ev.Rule)
+			return
+		}
+	}
+}
+
+// rebuilt notes a restart of n.
+func (m *model) rebuilt(n *node) {}
+
+// bounds checks bounded memory after each drain (D15, sender Limits).
+func (m *model) bounds(n *node) {
+	rs := n.e.ReceiverStats()
+	if rs.HeldMessages > n.cfg.Receiver.MaxHeldTotal {
+		m.wd.violate(-1, "D15: %s holds %d messages, limit %d", n.name, rs.HeldMessages, n.cfg.Receiver.MaxHeldTotal)
+	}
+	if p := n.e.Metrics().Pending; p > n.cfg.Sender.Limits.MaxPending {
+		m.wd.violate(-1, "%s: %d pending messages, limit %d", n.name, p, n.cfg.Sender.Limits.MaxPending)
+	}
+}

@@ -1,0 +1,249 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/receiver"
+	"github.com/wsrkit/wsrkit/rmp/sender"
+	"github.com/wsrkit/wsrkit/store"
+	"github.com/wsrkit/wsrkit/store/memstore"
+	"github.com/wsrkit/wsrkit/store/pebblestore"
+)
+
+// request is an inbound POST waiting for its answer.
+type request struct {
+	from   int
+	epoch  uint64
+	ref    rmp.OutboundRef
+	orphan bool // a network duplicate: nobody waits for its answer
+}
+
+// node is one engine over its store, applied as a driver would (rmp doc).
+type node struct {
+	wd   *world
+	idx  int
+	name string
+	url  string
+	cfg  rmp.Config
+
+	st  store.Store
+	mem *memstore.Store    // memstore runs
+	fs  *pebblestore.MemFS // pebble runs
+	e   *rmp.Engine
+
+	// epoch counts rebuilds: answers to POSTs of an earlier epoch are
+	// dropped (the process that waited for them is gone).
+	epoch   uint64
+	token   uint64
+	pending map[uint64]request
+
+	tickAt  time.Time
+	tickSet bool
+	ticksAt int // ticks at the same instant, to catch a timer livelock
+
+	// Hand-offs taken and outcomes handled whose Persist is not yet
+	// durable: after a rebuild they may legitimately come again.
+	undurTaken   []deliveryKey
+	undurHandled []sender.OutcomeID
+	recovering   bool
+	// watch asks drain to record in watchOK whether its first Apply
+	// succeeded (a Submit is durable only then).
+	watch, watchOK bool
+}
+
+var errInjected = errors.New("sim: injected store fault")
+
+func newNode(wd *world, i int) (*node, error) {
+	n := &node{wd: wd, idx: i, name: fmt.Sprintf("n%d", i), url: fmt.Sprintf("http://n%d.sim/", i), pending: map[uint64]request{}}
+	n.cfg.Sender.InstanceID = n.name
+	n.cfg.Sender.JitterSeed = wd.seed
+	n.cfg.Sender.PollInterval = 2 * time.Second
+	n.cfg.Sender.LateFaultGrace = time.Minute
+	n.cfg.Sender.Retry = sender.RetryPolicy{Interval: time.Second, Backoff: 2, MaxInterval: 4 * time.Second, Jitter: 0.1, MaxRetries: 4}
+	guaranteed := sender.RetryPolicy{Interval: time.Second, Backoff: 2, MaxInterval: 4 * time.Second, Jitter: 0.1, MaxRetries: 400}
+	n.cfg.Sender.Destinations = map[string]sender.Destination{}
+	for j := range 2 {
+		n.cfg.Sender.Destinations[fmt.Sprintf("http://n%d.sim/g", j)] = sender.Destination{Retry: guaranteed}
+	}
+	n.cfg.Sender.Limits.MaxPending = wd.p.maxPending
+	n.cfg.ReplyTo = n.url + "cb"
+	rc := &n.cfg.Receiver
+	rc.AckOnDelivery = wd.p.ackOnDelivery
+	rc.MaxHeldPerGroup = wd.p.maxHeldPerGroup
+	rc.MaxHeldTotal = wd.p.maxHeldTotal
+	rc.DeliveryRetry = receiver.Backoff{Initial: 200 * time.Millisecond, Factor: 2, Max: 5 * time.Second}
+	rc.CallbackRetry = receiver.Backoff{Initial: time.Second, Factor: 2, Max: 8 * time.Second}
+	rc.FaultRetention = 2 * time.Minute
+	if wd.opt.Pebble {
+		n.fs = pebblestore.NewMemFS()
+		st, err := n.fs.Open("db", pebblestore.Options{})
+		if err != nil {
+			return nil, err
+		}
+		n.st = st
+	} else {
+		n.mem = memstore.New(memstore.Options{})
+		n.st = n.mem
+	}
+	e, err := rmp.LoadEngine(n.cfg, n.st)
+	if err != nil {
+		return nil, err
+	}
+	n.e = e
+	return n, nil
+}
+
+// drain applies every Ready until none is left, in the order of the rmp
+// package doc: Persist, Advance, answers, sends, deliveries, outcomes.
+// A failed Apply or a crash between Persist and the effects rebuilds the
+// node from its store and drops the rest of the Ready.
+func (n *node) drain() {
+	wd := n.wd
+	for n.e.HasReady() && !wd.stopped {
+		rd := n.e.Ready()
+		if n.mem != nil && !n.recovering && wd.chance(wd.p.storeFault) {
+			n.mem.FailApply(1, errInjected)
+		}
+		err := n.st.Apply(rd.Persist)
+		if n.watch {
+			n.watch, n.watchOK = false, err == nil
+		}
+		if err != nil {
+			if !errors.Is(err, errInjected) {
+				wd.violate(-1, "%s: store: %v", n.name, err)
+				return
+			}
+			wd.res.StoreFault++
+			n.rebuild(false, "store fault")
+			return
+		}
+		n.e.Advance()
+		if len(rd.Persist) > 0 {
+			n.madeDurable()
+		}
+		if !n.recovering && wd.chance(wd.p.crashMid) {
+			n.rebuild(true, "crash between Persist and effects")
+			return
+		}
+		for _, ev := range rd.Events {
+			if ev.Receiver != nil {
+				wd.m.receiverEvent(n, ev.Receiver)
+			}
+		}
+		for _, a := range rd.Answers {
+			r, ok := n.pending[a.Token]
+			if !ok {
+				wd.violate(-1, "%s: answer for unknown token %d", n.name, a.Token)
+				continue
+			}
+			delete(n.pending, a.Token)
+			wd.answer(r, a)
+		}
+		for _, o := range rd.Sends {
+			wd.post(n, o)
+		}
+		for _, d := range rd.Deliver {
+			wd.m.deliver(n, d)
+		}
+		for _, o := range rd.Notify {
+			wd.m.outcome(n, o)
+		}
+		for _, ev := range rd.Events {
+			if ev.Sender != nil {
+				wd.m.senderEvent(n, ev.Sender)
+			}
+		}
+	}
+	wd.m.bounds(n)
+	n.arm()
+}
+
+// madeDurable marks the hand-offs and outcomes acknowledged before this
+// Apply as durably recorded.
+func (n *node) madeDurable() {
+	for _, k := range n.undurTaken {
+		if t := n.wd.m.taken[k]; t != nil {
+			t.durable = true
+		}
+	}
+	for _, id := range n.undurHandled {
+		if h := n.wd.m.handled[handleKey{n.idx, id}]; h != nil {
+			h.durable = true
+		}
+	}
+	n.undurTaken, n.undurHandled = n.undurTaken[:0], n.undurHandled[:0]
+}
+
+// arm sets the node's one timer to NextDeadline.
+func (n *node) arm() {
+	d, ok := n.e.NextDeadline()
+	if !ok {
+		return
+	}
+	now := n.wd.now
+	if !d.After(now) {
+		d = now
+	}
+	if n.tickSet && !d.Before(n.tickAt) {
+		return
+	}
+	if d.Equal(n.tickAt) && n.tickSet {
+		return
+	}
+	if d.Equal(now) {
+		n.ticksAt++
+		if n.ticksAt > 10000 {
+			n.wd.violate(-1, "%s: timer livelock: NextDeadline stays at or before now after Tick", n.name)
+			return
+		}
+	} else {
+		n.ticksAt = 0
+	}
+	n.tickAt, n.tickSet = d, true
+	n.wd.sch.push(&event{at: d, kind: evTick, node: n.idx})
+}
+
+// rebuild restarts the node from its store: after a crash (pebble: from a
+// crash clone of its filesystem; memstore: every applied batch survives)
+// or a failed Apply (the engine may be ahead of the store, rmp doc rule 2).
+func (n *node) rebuild(crash bool, why string) {
+	wd := n.wd
+	wd.res.Crashes++
+	n.epoch++
+	toks := make([]uint64, 0, len(n.pending))
+	for t := range n.pending {
+		toks = append(toks, t)
+	}
+	sort.Slice(toks, func(i, j int) bool { return toks[i] < toks[j] })
+	for _, t := range toks {
+		wd.fail(n.pending[t])
+		delete(n.pending, t)
+	}
+	n.undurTaken, n.undurHandled = nil, nil
+	if n.fs != nil && crash {
+		clone := n.fs.CrashClone(wd.p.crashUnsynced, wd.rng.Uint64())
+		st, err := clone.Open("db", pebblestore.Options{})
+		if err != nil {
+			wd.violate(-1, "%s: reopen after crash: %v", n.name, err)
+			return
+		}
+		_ = n.st.Close()
+		n.fs, n.st = clone, st
+	}
+	e, err := rmp.LoadEngine(n.cfg, n.st)
+	if err != nil {
+		wd.violate(-1, "%s: recover after %s: %v", n.name, why, err)
+		return
+	}
+	n.e = e
+	n.tickSet = false
+	wd.m.rebuilt(n)
+	n.recovering = true
+	n.e.Tick(wd.now) // re-emits the outbox (D27) and redoes hand-offs (R92)
+	n.drain()
+	n.recovering = false
+}
