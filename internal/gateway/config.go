@@ -130,6 +130,9 @@ func (c *Config) Validate() error {
 	pos("retry-max-interval", int64(c.RetryMaxInterval))
 	pos("poll-interval", int64(c.PollInterval))
 	pos("default-expires-in", int64(c.DefaultExpiresIn))
+	if c.RetryMaxInterval < c.RetryInterval {
+		errs = append(errs, fmt.Errorf("-retry-max-interval (%s) must not be below -retry-interval (%s)", c.RetryMaxInterval, c.RetryInterval))
+	}
 	if c.RetryBackoff < 1 {
 		errs = append(errs, fmt.Errorf("-retry-backoff must be at least 1, got %g", c.RetryBackoff))
 	}

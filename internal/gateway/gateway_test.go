@@ -62,9 +62,11 @@ func TestFlagsDefaultsAndValidate(t *testing.T) {
 
 	c.MaxHeldTotal = 0
 	c.RetryBackoff = 0.5
+	c.RetryInterval, c.RetryMaxInterval = time.Hour, time.Minute // D26: the cap is not below the interval
 	err := c.Validate()
 	require.ErrorContains(t, err, "-max-held-total must be positive")
 	require.ErrorContains(t, err, "-retry-backoff must be at least 1")
+	require.ErrorContains(t, err, "-retry-max-interval (1m0s) must not be below -retry-interval (1h0m0s)")
 }
 
 func TestWellFormed(t *testing.T) {

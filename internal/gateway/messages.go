@@ -49,6 +49,18 @@ func (g *Gateway) handleMessage(w http.ResponseWriter, r *http.Request) {
 				st.Fault = view.Fault.String()
 			}
 		}
+		// Once the outcome is handled, the sending RMP keeps the state and
+		// reason of a message whose group stays for late faults (D13) but
+		// not its fault code or attempts: the record of that same outcome
+		// has them.
+		if recorded && rec.Outcome == st.State && rec.Reason == st.Reason {
+			if st.Fault == "" {
+				st.Fault = rec.Fault
+			}
+			if st.Attempts == 0 {
+				st.Attempts = rec.Attempts
+			}
+		}
 	case recorded:
 		st.State, st.Reason, st.Fault, st.Attempts = rec.Outcome, rec.Reason, rec.Fault, rec.Attempts
 	default:
