@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Regenerates the generated section of BENCHMARKS.md: wsrkit end to end over
+# loopback HTTP (sender and receiver Nodes, pebble on disk and memory store,
+# 1/8/64 groups), its ceilings (net/http + etree + pebble sync pipeline, raw
+# net/http, raw pebble group commit, raw etree) in interleaved rounds, then
+# heap per idle group and restart time with 100,000 groups. About 6–10 min
+# on the 2-core development machine.
+#
+#   scripts/bench.sh                 # ROUNDS=3 BENCHTIME=1s
+#   ROUNDS=5 BENCHTIME=2s scripts/bench.sh
+#   KEEP=/tmp/raw.txt scripts/bench.sh   # also keep the raw go test output
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${ROUNDS:-3}
+benchtime=${BENCHTIME:-1s}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+raw=$work/raw.txt
+
+go test -c -o "$work/rmp.test" ./rmp
+{
+  echo "wsrkit-bench: go=$(go version | cut -d' ' -f3-)"
+  echo "wsrkit-bench: commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "wsrkit-bench: date=$(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "wsrkit-bench: nproc=$(nproc)"
+  echo "wsrkit-bench: loadavg at start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+  echo "wsrkit-bench: rounds=$rounds × -benchtime $benchtime"
+} >"$raw"
+# Interleaved rounds: every benchmark once per round, so ratios compare
+# measurements taken minutes apart at most.
+for r in $(seq "$rounds"); do
+  echo "bench.sh: round $r of $rounds" >&2
+  (cd rmp && "$work/rmp.test" -test.run '^$' -test.benchtime "$benchtime" \
+    -test.bench '^Benchmark(EndToEndHTTP|ReceiverHTTP|Ceiling)') | tee -a "$raw" >&2
+done
+echo "bench.sh: scale (100,000 groups)" >&2
+(cd rmp && "$work/rmp.test" -test.run '^$' -test.benchtime 1x \
+  -test.bench '^Benchmark(IdleGroupMemory|Restart100kGroups)$') | tee -a "$raw" >&2
+echo "wsrkit-bench: loadavg at end=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)" >>"$raw"
+if [[ -n "${KEEP:-}" ]]; then cp "$raw" "$KEEP"; fi
+go run ./internal/benchreport -in "$raw" -out BENCHMARKS.md -command scripts/bench.sh
+echo "bench.sh: BENCHMARKS.md updated" >&2
