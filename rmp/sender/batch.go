@@ -18,6 +18,7 @@ type batch struct {
 	removed       []*groupState
 	outboxPuts    []*outboxEntry
 	outboxDeletes []OutcomeID
+	dirtyDests    []*destState
 	instanceDirty bool
 }
 
@@ -132,6 +133,7 @@ func (s *Sender) finish(now time.Time) Ready {
 	for _, id := range s.b.outboxDeletes {
 		ms = append(ms, group.Mutation{Op: group.OpDelete, Key: outboxKey(id)})
 	}
+	ms = s.pollRecMutations(ms)
 	if s.b.instanceDirty {
 		ms = append(ms, group.Mutation{Op: group.OpPut, Key: instanceKey, Value: encodeInstance(s)})
 	}

@@ -31,12 +31,12 @@ func (s *Sender) emit(now time.Time, g *groupState, n uint64, attempts int, kind
 // acknowledge ends a pending message with an ack (R29).
 func (s *Sender) acknowledge(now time.Time, m *message) {
 	g := m.g
-	s.release(m)
 	s.noteAckedChange(g)
 	g.acked.add(m.number)
 	if m.expiry.After(g.ackedMaxExpiry) {
 		g.ackedMaxExpiry = m.expiry
 	}
+	s.release(m) // after the ack is recorded: the group stays polled (D13)
 	g.dirty = true
 	s.emit(now, g, m.number, m.attempts, Acknowledged, ReasonNone, 0, false)
 }
@@ -182,6 +182,7 @@ func (s *Sender) remove(now time.Time, g *groupState) {
 	if s.keys[g.key] == g {
 		delete(s.keys, g.key)
 	}
+	s.leavePoll(g)
 	s.b.removed = append(s.b.removed, g)
 	s.b.rd.Events = append(s.b.rd.Events, Event{Kind: EventRemoved, GroupID: g.id, Rule: g.life.Rule, At: now})
 }

@@ -7,27 +7,96 @@ import (
 	"github.com/wsrkit/wsrkit/rmp/group"
 )
 
+// Polling (R32, R33, D13). A destination's poll set holds its Poll-pattern
+// AckRequested groups with pending or acknowledged messages. Each poll asks
+// about a group's unacknowledged numbers and, while its late-fault window
+// is open, its acknowledged ones too: a message acknowledged while held can
+// still expire there (D12), and D13 says that fault reaches the sender
+// through the poll answers. The receiver answers the numbers asked about,
+// so asking is what carries the fault. The window is the one that keeps an
+// acknowledged message's identity: until ackedMaxExpiry + LateFaultGrace.
+//
+// The poll timer runs exactly while the set is non-empty. Its instant is
+// stored in a small per-destination record (pollrec.go), so a recovered
+// Sender polls when the old one would have.
+
+// joinPoll adds g to its destination's poll set, starting the poll timer
+// one interval from now when the set was empty.
+func (s *Sender) joinPoll(now time.Time, g *groupState) {
+	if !polled(g) {
+		return
+	}
+	d := s.dest(g.to)
+	if _, in := d.pollGroups[g.id]; in {
+		return
+	}
+	if len(d.pollGroups) == 0 {
+		_, every := s.cfg.policy(g.to)
+		s.setPollTimer(d, addClamped(now, every))
+	}
+	d.pollGroups[g.id] = g
+}
+
+// polled says whether g's messages are acknowledged through polls.
+func polled(g *groupState) bool { return g.pattern == group.ReplyPoll && g.flags.AckRequested }
+
+// leavePoll removes g from its destination's poll set once it has nothing
+// left to ask about (removed, or neither pending nor acknowledged numbers);
+// an empty set stops the poll timer.
+func (s *Sender) leavePoll(g *groupState) {
+	d := s.dests[g.to]
+	if d == nil {
+		return
+	}
+	if _, in := d.pollGroups[g.id]; !in || (!g.removed && (len(g.pending) > 0 || !g.acked.empty())) {
+		return
+	}
+	delete(d.pollGroups, g.id)
+	if len(d.pollGroups) == 0 {
+		s.timers.remove(&d.tm)
+		s.dirtyDest(d)
+	}
+	s.dropDest(d)
+}
+
+// dropDest forgets d once nothing is pending or polled there.
+func (s *Sender) dropDest(d *destState) {
+	if d.pending == 0 && len(d.pollGroups) == 0 {
+		s.timers.remove(&d.tm)
+		delete(s.dests, d.name)
+	}
+}
+
+// setPollTimer schedules d's next poll at at and marks its record dirty.
+func (s *Sender) setPollTimer(d *destState, at time.Time) {
+	s.timers.set(&d.tm, at)
+	s.dirtyDest(d)
+}
+
 // firePoll emits the PollRequests of one destination: one RefToMessageIds
-// per Poll-pattern group with unacknowledged messages, singletons without
-// ranges, sequenced groups with the ranges of their unacknowledged numbers
-// (R32, R33), at most MaxPollRefs per Poll, groups in id order.
+// per member with something to ask, singletons without ranges, sequenced
+// groups with their unacknowledged numbers and, within the late-fault
+// window, their acknowledged ones (R32, R33, D13); at most MaxPollRefs per
+// Poll, groups in id order. The next poll is one interval later.
 func (s *Sender) firePoll(now time.Time, d *destState) {
+	if len(d.pollGroups) == 0 {
+		s.dirtyDest(d)
+		return
+	}
+	_, every := s.cfg.policy(d.name)
+	s.setPollTimer(d, addClamped(now, every))
 	ids := make([]string, 0, len(d.pollGroups))
 	for id := range d.pollGroups {
 		ids = append(ids, id)
-	}
-	if len(ids) == 0 {
-		return
 	}
 	slices.Sort(ids)
 	d.inflight = make(map[PollID][]PollRef)
 	max := s.cfg.Limits.MaxPollRefs
 	var cur *Poll
 	for _, id := range ids {
-		g := d.pollGroups[id]
-		ref := PollRef{GroupID: id}
-		if !g.singleton {
-			ref.Ranges = pendingRanges(g)
+		ref, ok := s.pollRef(now, d.pollGroups[id])
+		if !ok {
+			continue
 		}
 		if cur == nil || len(cur.Refs) >= max {
 			s.b.rd.Polls = append(s.b.rd.Polls, Poll{ID: s.nextPoll, To: d.name})
@@ -37,8 +106,25 @@ func (s *Sender) firePoll(now time.Time, d *destState) {
 		cur.Refs = append(cur.Refs, ref)
 		d.inflight[cur.ID] = cur.Refs
 	}
-	_, every := s.cfg.policy(d.name)
-	s.timers.set(&d.tm, addClamped(now, every))
+}
+
+// pollRef is what a poll asks about g now; false when nothing.
+func (s *Sender) pollRef(now time.Time, g *groupState) (PollRef, bool) {
+	watch := !g.acked.empty() && !now.After(addClamped(g.ackedMaxExpiry, s.cfg.LateFaultGrace))
+	ref := PollRef{GroupID: g.id}
+	if g.singleton {
+		return ref, len(g.pending) > 0 || watch
+	}
+	if !watch {
+		ref.Ranges = pendingRanges(g)
+		return ref, len(ref.Ranges) > 0
+	}
+	all := g.acked.clone()
+	for _, r := range pendingRanges(g) {
+		all.addRange(r)
+	}
+	ref.Ranges = all.rs
+	return ref, true
 }
 
 // pendingRanges returns g's unacknowledged numbers as sorted ranges.

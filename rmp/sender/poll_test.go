@@ -12,34 +12,114 @@ func pollSub(key, to string, flags group.Flags) Submission {
 	return Submission{GroupKey: key, To: to, Flags: flags, Pattern: group.ReplyPoll, Expiry: t0.Add(time.Hour)}
 }
 
-// R32, R33: every PollInterval a PollRequest per destination batches its
-// Poll-pattern groups in id order: sequenced groups with the ranges of
-// their unacknowledged numbers, singletons without ranges. Acked messages
-// drop out; a destination with nothing unacked is not polled.
+// R32, R33, D13: every PollInterval a PollRequest per destination batches
+// its Poll-pattern groups in id order: sequenced groups with the ranges of
+// their unacknowledged numbers and, until ExpiryTime + LateFaultGrace, of
+// their acknowledged ones (a fault may still follow the ack, D12, D13);
+// singletons without ranges. Once every message is acknowledged and past
+// that window, the destination is no longer polled.
 func TestPollBatching_R32_R33(t *testing.T) {
 	cfg := testConfig()
 	cfg.Retry = RetryPolicy{Interval: time.Minute, Backoff: 1, MaxInterval: time.Minute, MaxRetries: 3}
 	h := newHarness(t, cfg)
-	a := h.submit(pollSub("a", "d1", ackReq)).GroupID
-	h.submit(pollSub("a", "d1", ackReq))
-	h.submit(pollSub("a", "d1", ackReq))
-	s := h.submit(pollSub("", "d1", ackReq)).GroupID
+	short := func(key, to string) Submission {
+		sub := pollSub(key, to, ackReq)
+		sub.Expiry = t0.Add(20 * time.Second)
+		return sub
+	}
+	a := h.submit(short("a", "d1")).GroupID
+	h.submit(short("a", "d1"))
+	h.submit(short("a", "d1"))
+	s := h.submit(short("", "d1")).GroupID
 	b := h.submit(pollSub("b", "d2", ackReq)).GroupID
 	h.submit(Submission{GroupKey: "r", To: "d1", Flags: ackReq}) // Response pattern: never polled
 	h.reply(ack(a, 1, 1))
 	h.run(5 * time.Second)
 	eq(t, h.polls, []Poll{
-		{ID: 0, To: "d1", Refs: []PollRef{{GroupID: a, Ranges: []group.Range{{From: 0, To: 0}, {From: 2, To: 2}}}, {GroupID: s}}},
+		{ID: 0, To: "d1", Refs: []PollRef{{GroupID: a, Ranges: []group.Range{{From: 0, To: 2}}}, {GroupID: s}}},
 		{ID: 1, To: "d2", Refs: []PollRef{{GroupID: b, Ranges: []group.Range{{From: 0, To: 0}}}}},
-	}, "polls at 5 s")
+	}, "polls at 5 s: acked 1 asked about too")
 	h.reply(ack(a, 0, 2), ReplyEntry{GroupID: s})
 	h.step()
 	h.apply(h.s.PollResult(h.now, 0, true))
 	h.run(10 * time.Second)
-	eq(t, h.polls[2:], []Poll{{ID: 2, To: "d2", Refs: []PollRef{{GroupID: b, Ranges: []group.Range{{From: 0, To: 0}}}}}}, "d1 has nothing left to poll")
+	eq(t, h.polls[2:], []Poll{
+		{ID: 2, To: "d1", Refs: []PollRef{{GroupID: a, Ranges: []group.Range{{From: 0, To: 2}}}, {GroupID: s}}},
+		{ID: 3, To: "d2", Refs: []PollRef{{GroupID: b, Ranges: []group.Range{{From: 0, To: 0}}}}},
+	}, "acknowledged groups still polled within their window")
 	h.reply(ack(b, 0, 0))
-	h.run(time.Minute)
-	eq(t, len(h.polls), 3, "no poll without unacked Poll messages")
+	to := func(dest string) int {
+		n := 0
+		for _, p := range h.polls {
+			if p.To == dest {
+				n++
+			}
+		}
+		return n
+	}
+	h.run(80 * time.Second) // window of d1's messages: 20 s + 1 min
+	eq(t, to("d1"), 16, "d1 polled every 5 s until its window ends")
+	h.run(10 * time.Minute)
+	eq(t, to("d1"), 16, "no poll of d1 after its window")
+	eq(t, to("d2") > 100, true, "d2 still polled: its window is an hour")
+	h.run(2 * time.Hour)
+	_, ok := h.s.Group(s)
+	eq(t, ok, false, "singleton removed")
+}
+
+// D13 under Poll: a message acknowledged while held at the receiver, whose
+// MessageExpired fault comes later, is still asked about; the fault in the
+// answer fails it again and aborts its ordered group (D16).
+func TestPollLateFault_D13(t *testing.T) {
+	for _, restarts := range []bool{false, true} {
+		cfg := testConfig()
+		cfg.PollInterval = 3 * time.Second
+		cfg.Retry = RetryPolicy{Interval: time.Minute, Backoff: 1, MaxInterval: time.Minute, MaxRetries: 5}
+		h := newHarness(t, cfg)
+		h.restarts = restarts
+		g := h.submit(pollSub("o", "d", ordered)).GroupID
+		h.submit(pollSub("o", "d", ordered))
+		sub := pollSub("o", "d", ordered)
+		sub.Expiry = t0.Add(5 * time.Second)
+		h.submit(sub)
+		h.run(3 * time.Second)
+		eq(t, h.polls[0].Refs, []PollRef{{GroupID: g, Ranges: []group.Range{{From: 0, To: 2}}}}, "first poll")
+		h.reply(ack(g, 0, 0), ack(g, 2, 2))
+		h.run(6 * time.Second)
+		eq(t, h.polls[1].Refs, []PollRef{{GroupID: g, Ranges: []group.Range{{From: 0, To: 2}}}}, "acked 0 and 2 still asked about (restarts %v)", restarts)
+		h.reply(ReplyEntry{GroupID: g, Sequence: true, Ranges: []ReplyRange{{From: 0, To: 0}, {From: 2, To: 2, Fault: faults.MessageExpired}}})
+		eq(t, h.outcomesOf(g), []outcomeLine{
+			{0, Acknowledged, 0, ""}, {2, Acknowledged, 0, ""},
+			{2, Failed, ReasonFaultReceived, "MessageExpired"}, {1, Failed, ReasonGroupAborted, ""},
+		}, "late fault, then the ordered group aborted (restarts %v)", restarts)
+	}
+}
+
+// R32 across restarts: a recovered Sender polls on the schedule of the old
+// one (the next instant is stored per destination), not at once.
+func TestPollScheduleSurvivesRestart_R32(t *testing.T) {
+	times := func(restarts bool) []time.Duration {
+		cfg := testConfig()
+		cfg.PollInterval = 5 * time.Second
+		cfg.Retry = RetryPolicy{Interval: time.Hour, Backoff: 1, MaxInterval: time.Hour, MaxRetries: 1}
+		h := newHarness(t, cfg)
+		h.restarts = restarts
+		var at []time.Duration
+		h.submit(pollSub("a", "d", ackReq))
+		h.at(2 * time.Second)
+		h.submit(pollSub("b", "d", ackReq))
+		for i := 0; i < 5; i++ {
+			n := len(h.polls)
+			h.run(h.now.Sub(t0) + 3*time.Second)
+			for range h.polls[n:] {
+				at = append(at, h.now.Sub(t0))
+			}
+		}
+		return at
+	}
+	mem := times(false)
+	eq(t, mem, []time.Duration{5 * time.Second, 11 * time.Second, 17 * time.Second}, "polls every 5 s from the first submission (sampled every 3 s)")
+	eq(t, times(true), mem, "same instants with a restart before every input")
 }
 
 // Limits.MaxPollRefs splits a destination's poll into several.

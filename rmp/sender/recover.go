@@ -21,8 +21,9 @@ func Recover(cfg Config, records iter.Seq2[group.Key, []byte]) (*Sender, error) 
 	}
 	var inst instanceRec
 	var cur *groupState
+	var polls []storedPoll
 	for k, v := range records {
-		if err := s.load(k, v, &inst, &cur); err != nil {
+		if err := s.load(k, v, &inst, &cur, &polls); err != nil {
 			return nil, fmt.Errorf("sender: recover %v/%q/%d/%d/%d: %w", k.Role, k.GroupID, k.Generation, k.Kind, k.Number, err)
 		}
 	}
@@ -39,12 +40,13 @@ func Recover(cfg Config, records iter.Seq2[group.Key, []byte]) (*Sender, error) 
 			s.abortedKeys[e.o.GroupKey]++
 		}
 	}
+	s.recoverPolls(polls)
 	s.replay = len(s.outbox) > 0
 	return s, nil
 }
 
 // load applies one record.
-func (s *Sender) load(k group.Key, v []byte, inst *instanceRec, cur **groupState) error {
+func (s *Sender) load(k group.Key, v []byte, inst *instanceRec, cur **groupState, polls *[]storedPoll) error {
 	corrupt := func(what string) error { return fmt.Errorf("%w: %s", ErrCorrupt, what) }
 	switch k.Role {
 	case group.RoleOutbox:
@@ -63,6 +65,11 @@ func (s *Sender) load(k group.Key, v []byte, inst *instanceRec, cur **groupState
 		return corrupt("not a sender record")
 	}
 	if k.GroupID == "" {
+		if k.Kind == group.KindMeta && k.Generation == 0 && k.Number != 0 {
+			name, at, err := decodePollRec(v)
+			*polls = append(*polls, storedPoll{key: k.Number, name: name, at: at})
+			return err
+		}
 		if k != instanceKey {
 			return corrupt("unexpected instance key")
 		}
@@ -144,7 +151,7 @@ func (s *Sender) rebuild(g *groupState) {
 		}
 	}
 	for _, m := range g.pending {
-		s.hold(time.Time{}, m) // polls of a recovered Poll group go out at the first Tick
+		s.hold(m)
 		s.scheduleMessage(m)
 	}
 	g.life.Complete = len(g.pending) == 0

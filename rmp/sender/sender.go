@@ -39,7 +39,12 @@ type Sender struct {
 	// latest maps a message to its newest outcome in the outbox (Message).
 	latest map[MessageRef]OutcomeID
 	dests  map[string]*destState
-	timers timerHeap
+	// pollKeys maps the numbers of stored poll records to their
+	// destinations; stalePollKeys are records for the next Persist to
+	// delete (pollrec.go).
+	pollKeys      map[uint64]*destState
+	stalePollKeys []uint64
+	timers        timerHeap
 	// nextGroupSeq and nextOutcome are persisted counters: ids are never
 	// reused after a restart (R05, D27).
 	nextGroupSeq uint64
@@ -67,6 +72,7 @@ func New(cfg Config) (*Sender, error) {
 		outbox:      make(map[OutcomeID]*outboxEntry),
 		latest:      make(map[MessageRef]OutcomeID),
 		dests:       make(map[string]*destState),
+		pollKeys:    make(map[uint64]*destState),
 	}, nil
 }
 
@@ -125,7 +131,8 @@ func (s *Sender) Submit(now time.Time, sub Submission) (MessageRef, Ready, error
 	s.transmit(now, m)
 	if g.flags.AckRequested {
 		g.pending[n] = m
-		s.hold(now, m)
+		s.hold(m)
+		s.joinPoll(now, g)
 		s.armRetry(now, m)
 	}
 	return g.ref(n), s.finish(now), nil
@@ -299,7 +306,7 @@ func (s *Sender) scheduleMessage(m *message) {
 }
 
 // hold counts a new pending message against the bounds.
-func (s *Sender) hold(now time.Time, m *message) {
+func (s *Sender) hold(m *message) {
 	g := m.g
 	size := int64(len(m.payload))
 	g.pendingBytes += size
@@ -308,13 +315,6 @@ func (s *Sender) hold(now time.Time, m *message) {
 	d := s.dest(g.to)
 	d.pending++
 	d.bytes += size
-	if g.pattern == group.ReplyPoll {
-		d.pollGroups[g.id] = g
-		if !d.tm.scheduled() {
-			_, every := s.cfg.policy(g.to)
-			s.timers.set(&d.tm, addClamped(now, every))
-		}
-	}
 }
 
 func (s *Sender) dest(name string) *destState {
@@ -340,13 +340,9 @@ func (s *Sender) release(m *message) {
 	d := s.dests[g.to]
 	d.pending--
 	d.bytes -= size
-	if len(g.pending) == 0 {
-		delete(d.pollGroups, g.id)
-	}
-	if d.pending == 0 && len(d.pollGroups) == 0 {
-		s.timers.remove(&d.tm)
-		delete(s.dests, d.name)
-	}
+	// An acknowledged message keeps its group in the poll set (D13).
+	s.leavePoll(g)
+	s.dropDest(d)
 	s.b.deletedMsgs = append(s.b.deletedMsgs, m)
 	s.touch(g)
 }

@@ -95,10 +95,17 @@ type destState struct {
 	name    string
 	pending int
 	bytes   int64
-	// pollGroups are this destination's Poll-pattern groups with pending
-	// messages.
+	// pollGroups are this destination's Poll-pattern AckRequested groups
+	// with pending or acknowledged numbers (D13, see poll.go); the poll
+	// timer tm is scheduled exactly when it is non-empty.
 	pollGroups map[string]*groupState
 	tm         timer
+	// pollKey numbers d's poll record (pollrec.go); 0 when none is stored.
+	// pollStored is the instant that record holds; pollDirty marks d for
+	// finish to write or delete it.
+	pollKey    uint64
+	pollStored time.Time
+	pollDirty  bool
 	// inflight holds the refs of the polls of the last firing, by id.
 	inflight map[PollID][]PollRef
 }

@@ -60,7 +60,7 @@ func (s *Sender) fireMessage(now time.Time, m *message) {
 		m.finalPoll = true
 		s.scheduleMessage(m)
 		if d := s.dests[m.g.to]; d != nil {
-			s.timers.set(&d.tm, now)
+			s.setPollTimer(d, now)
 		}
 		return
 	}

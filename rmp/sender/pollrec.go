@@ -1,0 +1,124 @@
+package sender
+
+import (
+	"hash/fnv"
+	"time"
+
+	"github.com/wsrkit/wsrkit/rmp/group"
+)
+
+// A destination with a poll set stores when its next poll is due, so that a
+// recovered Sender polls on the old schedule instead of at once (R32). The
+// record lives beside the instance record (group id "", KindMeta) under a
+// number ≥ 1 drawn from a hash of the destination, probing past numbers in
+// use; the value names the destination, so Recover never relies on the hash.
+// It is written when the timer moves (once per poll) and deleted when the
+// poll set empties: tens of bytes, never a payload.
+
+const pollRecV1 = 1
+
+func pollRecKey(n uint64) group.Key {
+	return group.Key{Role: group.RoleSender, Kind: group.KindMeta, Number: n}
+}
+
+// dirtyDest marks d's poll record for finish.
+func (s *Sender) dirtyDest(d *destState) {
+	if !d.pollDirty {
+		d.pollDirty = true
+		s.b.dirtyDests = append(s.b.dirtyDests, d)
+	}
+}
+
+// pollRecMutations writes or deletes the poll records of the destinations
+// this input changed: deletions first, so a number freed by one can be
+// taken by another in the same batch.
+func (s *Sender) pollRecMutations(ms []group.Mutation) []group.Mutation {
+	for _, n := range s.stalePollKeys {
+		ms = append(ms, group.Mutation{Op: group.OpDelete, Key: pollRecKey(n)})
+	}
+	s.stalePollKeys = nil
+	for _, d := range s.b.dirtyDests {
+		if !d.tm.scheduled() && d.pollKey != 0 {
+			ms = append(ms, group.Mutation{Op: group.OpDelete, Key: pollRecKey(d.pollKey)})
+			delete(s.pollKeys, d.pollKey)
+			d.pollKey, d.pollStored = 0, time.Time{}
+		}
+	}
+	for _, d := range s.b.dirtyDests {
+		d.pollDirty = false
+		if !d.tm.scheduled() || (d.pollKey != 0 && d.pollStored.Equal(d.tm.at)) {
+			continue
+		}
+		if d.pollKey == 0 {
+			d.pollKey = s.freePollKey(d.name)
+			s.pollKeys[d.pollKey] = d
+		}
+		d.pollStored = d.tm.at
+		ms = append(ms, group.Mutation{Op: group.OpPut, Key: pollRecKey(d.pollKey), Value: encodePollRec(d.name, d.tm.at)})
+	}
+	return ms
+}
+
+// freePollKey returns the first unused record number from name's hash on.
+func (s *Sender) freePollKey(name string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	n := h.Sum64()
+	for n == 0 || s.pollKeys[n] != nil {
+		n++
+	}
+	return n
+}
+
+func encodePollRec(name string, at time.Time) []byte {
+	e := enc{b: make([]byte, 0, 16+len(name))}
+	e.byte(pollRecV1)
+	e.str(name)
+	e.time(at)
+	return e.b
+}
+
+func decodePollRec(b []byte) (string, time.Time, error) {
+	d := dec{b: b}
+	d.version(pollRecV1, "poll record")
+	name := d.str()
+	at := d.time()
+	if d.err == nil && name == "" {
+		d.fail("poll record without destination")
+	}
+	return name, at, d.end("poll record")
+}
+
+// storedPoll is a poll record read by Recover.
+type storedPoll struct {
+	key  uint64
+	name string
+	at   time.Time
+}
+
+// recoverPolls rebuilds the poll sets from the loaded groups and arms each
+// destination's timer at its stored instant (one in the past fires at the
+// first Tick: a poll missed while down). A set without a record polls at
+// the first Tick; a record without a set is deleted by the next Persist.
+func (s *Sender) recoverPolls(recs []storedPoll) {
+	for _, g := range s.groups {
+		if polled(g) && (len(g.pending) > 0 || !g.acked.empty()) {
+			s.dest(g.to).pollGroups[g.id] = g
+		}
+	}
+	for _, r := range recs {
+		d := s.dests[r.name]
+		if d == nil || len(d.pollGroups) == 0 || d.pollKey != 0 {
+			s.stalePollKeys = append(s.stalePollKeys, r.key)
+			continue
+		}
+		d.pollKey, d.pollStored = r.key, r.at
+		s.pollKeys[r.key] = d
+		s.timers.set(&d.tm, r.at)
+	}
+	for _, d := range s.dests {
+		if len(d.pollGroups) > 0 && !d.tm.scheduled() {
+			s.timers.set(&d.tm, time.Time{})
+		}
+	}
+}
