@@ -152,6 +152,10 @@ func engineConfig(c *Config, instance string) rmp.Config {
 	lim := sender.DefaultLimits()
 	lim.MaxPending = c.MaxPending
 	lim.MaxPendingBytes = c.MaxPendingBytes
+	// No per-destination flags: the totals are the only submit bounds, so a
+	// -max-pending above the sender's per-destination default still holds.
+	lim.MaxPendingPerDest = c.MaxPending
+	lim.MaxPendingBytesPerDest = c.MaxPendingBytes
 	return rmp.Config{
 		Receiver: rc,
 		Sender: sender.Config{

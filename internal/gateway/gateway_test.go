@@ -150,3 +150,16 @@ func TestRecordsSurviveReopenAndStayBounded(t *testing.T) {
 	require.False(t, ok)
 	require.NoError(t, r.close())
 }
+
+// TestEngineConfigPendingBounds: -max-pending and -max-pending-bytes are
+// the submit bounds whatever their size; the sender's per-destination
+// defaults (100000 messages, 1 GiB) do not cap them silently.
+func TestEngineConfigPendingBounds(t *testing.T) {
+	c := DefaultConfig()
+	c.MaxPending, c.MaxPendingBytes = 250000, 3<<30
+	lim := engineConfig(&c, "inst").Sender.Limits
+	require.Equal(t, 250000, lim.MaxPending)
+	require.Equal(t, 250000, lim.MaxPendingPerDest)
+	require.Equal(t, int64(3<<30), lim.MaxPendingBytes)
+	require.Equal(t, int64(3<<30), lim.MaxPendingBytesPerDest)
+}
