@@ -15,10 +15,7 @@ var rewriteFlag = flag.Bool("rewrite", false, "rewrite the scenario files with t
 // behaviour (DECISIONS.md) that the engine does not show yet; each is
 // reported in the package's SPEC-NOTES coverage section. They run, and a
 // pass is reported so that the entry gets removed.
-var knownBugs = map[string]string{
-	"known_bug_poll_fault_after_ack": "D13 under Poll: a fault about an acknowledged message never reaches the sender " +
-		"(the sender polls only unacknowledged numbers; the receiver answers only referenced ones)",
-}
+var knownBugs = map[string]string{}
 
 func TestScenarios(t *testing.T) {
 	files, err := scenarioFiles([]string{"testdata"})

@@ -57,8 +57,7 @@ func (r *Receiver) abortGeneration(now time.Time, g *gstate) {
 		r.discardUntil(now, g, h.Number, until, faults.GroupAborted, "receiver.group-deleted")
 	}
 	for _, n := range pend {
-		delete(g.pending, n)
-		r.del(r.key(g, group.KindDelivery, n))
+		r.dropPending(g, n)
 		r.discardUntil(now, g, n, until, faults.GroupAborted, "receiver.group-deleted")
 	}
 	removeAt := now

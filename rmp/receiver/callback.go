@@ -32,6 +32,8 @@ type cbURL struct {
 	inFlight int
 	attempts int
 	retryAt  time.Time
+	// key numbers the stored back-off record (schedule.go); 0 when none.
+	key uint64
 }
 
 type flight struct {
@@ -48,6 +50,8 @@ type outbox struct {
 	nextSeq  uint64
 	nextID   CallbackRef
 	urlOrder []string
+	// staleKeys are URL back-off records for the next Persist to delete.
+	staleKeys []uint64
 }
 
 func newOutbox() outbox {
@@ -119,6 +123,10 @@ func latest(a, b time.Time) time.Time {
 // flushCallbacks emits one batch per URL that is due, sorted by URL (R76).
 func (r *Receiver) flushCallbacks(now time.Time) {
 	o := &r.out
+	for _, k := range o.staleKeys {
+		r.del(urlKey(k))
+	}
+	o.staleKeys = o.staleKeys[:0]
 	if o.queued == 0 {
 		return
 	}
@@ -169,6 +177,7 @@ func (r *Receiver) flushCallbacks(now time.Time) {
 
 func (r *Receiver) maybeDropURL(u string, c *cbURL) {
 	if len(c.queue) == 0 && c.inFlight == 0 {
+		r.dropURLState(c)
 		delete(r.out.urls, u)
 	}
 }
@@ -202,9 +211,11 @@ func (r *Receiver) CallbackResult(now time.Time, id CallbackRef, ok bool) Ready 
 			r.del(outboxKey(e.seq))
 		}
 		c.attempts, c.retryAt = 0, time.Time{}
+		r.dropURLState(c)
 	} else {
 		c.attempts++
 		c.retryAt = now.Add(r.cfg.CallbackRetry.Delay(c.attempts))
+		r.putURLState(f.url, c) // a recovered Receiver keeps the back-off
 		for _, e := range f.entries {
 			e.inFlight = 0
 		}

@@ -86,8 +86,7 @@ func (r *Receiver) Taken(now time.Time, ref DeliveryRef) Ready {
 		r.event(Event{Kind: EventIgnored, Group: ref.Group, HasNumber: ref.HasNumber, Number: ref.Number, Label: "receiver.taken-unknown"})
 		return r.finish(now)
 	}
-	delete(g.pending, n)
-	r.del(r.key(g, group.KindDelivery, n))
+	r.dropPending(g, n)
 	r.touch(g)
 	if g.ordered() {
 		g.nextTake = n + 1
@@ -128,6 +127,7 @@ func (r *Receiver) DeliveryFailed(now time.Time, ref DeliveryRef) Ready {
 	r.touch(g)
 	d.inFlight = false
 	d.retry, d.retryAt = true, now.Add(r.cfg.DeliveryRetry.Delay(d.attempts))
+	r.putHandoffRetry(g, n, &d) // a recovered Receiver keeps the schedule
 	g.pending[n] = d
 	r.advanceGroup(now, g)
 	return r.finish(now)

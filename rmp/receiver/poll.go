@@ -9,9 +9,11 @@ import (
 
 // Poll answers a PollRequest from state (R77): acknowledged numbers and
 // faults of the referenced messages while their group's state exists (D13,
-// R81); unknown or not yet acknowledged numbers are omitted (R78, A12). An
-// answer with nothing in it is not sent (A14). With ReplyTo the answer is a
-// callback to that URL (R80).
+// R81), from every generation of the GroupId with state (replies carry no
+// generation, D24); a fault wins over an ack of the same number. Unknown or
+// not yet acknowledged numbers are omitted (R78, A12). An answer with
+// nothing in it is not sent (A14). With ReplyTo the answer is a callback to
+// that URL (R80).
 func (r *Receiver) Poll(now time.Time, p PollRequest) Ready {
 	r.begin()
 	if f := r.checkPoll(&p); f != nil {
@@ -28,8 +30,13 @@ func (r *Receiver) Poll(now time.Time, p PollRequest) Ready {
 		if f == nil {
 			continue
 		}
-		// The newest generation answers: replies carry no generation (D24).
-		r.pollGroup(&b, f.current(), ref)
+		// Every generation answers: replies carry no generation (D24), and
+		// a fault about an acknowledged message may sit in an older one
+		// after a resend opened a new one (D13; gateway notes: "the same
+		// groupId, whatever the generation").
+		for _, g := range f.gens {
+			r.pollGroup(&b, g, ref)
+		}
 	}
 	if b.len() > 0 {
 		rep := b.buildFresh(r.cfg.Dialect)

@@ -23,6 +23,7 @@ func Recover(cfg Config, records iter.Seq2[group.Key, []byte]) (*Receiver, error
 			return nil, fmt.Errorf("receiver: record %v/%q/%d/%d/%d: %w", k.Role, k.GroupID, k.Generation, k.Kind, k.Number, err)
 		}
 	}
+	r.finishRecoveredURLs()
 	for _, f := range r.groups {
 		for _, g := range f.gens {
 			if err := r.finishRecovered(g); err != nil {
@@ -40,6 +41,9 @@ func (r *Receiver) recoverRecord(cur **gstate, k group.Key, v []byte) error {
 		return errRecord
 	}
 	if k.GroupID == "" {
+		if k.Generation == 0 && k.Kind == group.KindMeta && k.Number != 0 {
+			return r.recoverURLState(k.Number, v)
+		}
 		if k.Generation != 0 || k.Kind != group.KindReply || k.Number == 0 {
 			return errRecord
 		}
@@ -123,6 +127,17 @@ func (r *Receiver) recoverRecord(cur **gstate, k group.Key, v []byte) error {
 		if !fr.reported {
 			g.unreported++
 		}
+	case kindHandoffRetry:
+		attempts, at, err := decodeHandoffRetry(v)
+		if err != nil {
+			return err
+		}
+		d, ok := g.pending[n]
+		if !ok || d.retryStored {
+			return fmt.Errorf("%w: hand-off retry state without its delivery", ErrCorrupt)
+		}
+		d.attempts, d.retryAt, d.retryStored = attempts, at, true
+		g.pending[n] = d
 	case group.KindResponse:
 		body, err := decodeBody(v)
 		if err != nil {

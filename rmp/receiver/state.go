@@ -20,6 +20,8 @@ type delivery struct {
 	// zero Time with retry set means due at once.
 	retryAt time.Time
 	retry   bool
+	// retryStored: a kindHandoffRetry record holds attempts and retryAt.
+	retryStored bool
 }
 
 // faultRec is the fault status of one number (D12, D13, D14).
@@ -232,7 +234,11 @@ func (r *Receiver) schedule(g *gstate) {
 func (r *Receiver) groupDeadline(g *gstate) (time.Time, bool) {
 	var d earliest
 	if g.singleton {
-		d.offer(group.PassDeadline(g.expiry))
+		if len(g.pending) == 0 {
+			d.offer(r.singletonRemoveAt(g))
+		} else {
+			d.offer(group.PassDeadline(g.expiry))
+		}
 	} else {
 		g.lc.Blocked = g.ordered() && g.buf.Len() > 0
 		if g.lc.Terminated {

@@ -50,7 +50,7 @@ func (r *Receiver) advanceGroup(now time.Time, g *gstate) {
 	}
 	if g.singleton {
 		r.expireUnordered(now, g)
-		if group.Passed(g.expiry, now) && len(g.pending) == 0 {
+		if group.Passed(g.expiry, now) && len(g.pending) == 0 && !r.keepsPollFaults(g, now) {
 			rule := group.RuleSingleton // D17
 			if g.deleted() {
 				rule = group.RuleDeleted
@@ -89,12 +89,12 @@ func (r *Receiver) advanceLifecycle(now time.Time, g *gstate) {
 
 // removeAt is when terminated g may be removed: its lifecycle's RemoveAt,
 // once nothing is pending, later by FaultRetention while it holds faults a
-// Response has not carried yet (D13).
+// Response has not carried yet, or any fault under Poll (D13).
 func (r *Receiver) removeAt(g *gstate) (time.Time, bool) {
 	if !g.lc.Terminated || len(g.pending) > 0 {
 		return time.Time{}, false
 	}
-	if g.unreported > 0 && !g.deleted() {
+	if (g.unreported > 0 || pollFaults(g)) && !g.deleted() {
 		// A deleted generation keeps its faults only until RemoveAt
 		// (gateway notes: the latest ExpiryTime of what Abort discarded).
 		return g.lc.RemoveAt.Add(r.cfg.FaultRetention), true
@@ -108,8 +108,7 @@ func (r *Receiver) expireUnordered(now time.Time, g *gstate) {
 	for _, n := range sortedKeys(g.pending) {
 		d := g.pending[n]
 		if !d.inFlight && group.Passed(d.expiry, now) {
-			delete(g.pending, n)
-			r.del(r.key(g, group.KindDelivery, n))
+			r.dropPending(g, n)
 			r.discard(now, g, n, d.expiry, faults.MessageExpired, "receiver.expired-awaiting-delivery")
 		}
 	}
@@ -149,8 +148,7 @@ func (r *Receiver) expireOrdered(now time.Time, g *gstate) {
 				continue
 			}
 			d := g.pending[n]
-			delete(g.pending, n)
-			r.del(r.key(g, group.KindDelivery, n))
+			r.dropPending(g, n)
 			r.discard(now, g, n, d.expiry, expiryCode(d.expiry, now), "receiver.order-abort")
 		}
 	}
@@ -175,4 +173,28 @@ func (r *Receiver) remove(g *gstate, rule group.Rule) {
 	r.rd.Persist = append(r.rd.Persist, group.Mutation{Op: group.OpDeleteGeneration, Key: r.key(g, group.KindMeta, 0)})
 	r.event(Event{Kind: EventRemoved, Group: g.id, Rule: rule})
 	r.dropState(g)
+}
+
+// pollFaults reports whether g holds faults that only poll answers carry.
+// No answer is ever confirmed, so they stay answerable for FaultRetention
+// after the group's state would otherwise go (D13: "for as long as the
+// group's state exists"; the sender asks until its LateFaultGrace ends).
+func pollFaults(g *gstate) bool {
+	return g.pattern == group.ReplyPoll && g.flags.AckRequested && len(g.faults) > 0
+}
+
+// singletonRemoveAt is when singleton g may be removed: once its
+// ExpiryTime has passed (D17), later by FaultRetention when a Poll-pattern
+// fault is waiting to be polled (D13).
+func (r *Receiver) singletonRemoveAt(g *gstate) time.Time {
+	at := group.PassDeadline(g.expiry)
+	if pollFaults(g) && !g.deleted() {
+		at = at.Add(r.cfg.FaultRetention)
+	}
+	return at
+}
+
+// keepsPollFaults reports whether singleton g stays for its poll faults.
+func (r *Receiver) keepsPollFaults(g *gstate, now time.Time) bool {
+	return now.Before(r.singletonRemoveAt(g))
 }
