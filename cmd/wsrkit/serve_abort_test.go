@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -84,9 +85,13 @@ func outcomesOf(t *testing.T, sink *notifySink, id string, n int) []gateway.Outc
 // "Receiving side". The sender fails those messages with reason fault /
 // GroupAborted after their ack (D27: acknowledged, then failed), and the
 // group's never-delivered number 0 with group-aborted (R28, D16).
+// PollAfterAck polls the acks in before the delete: the fault about
+// numbers acknowledged earlier still reaches the sender by poll (D13).
 func TestServeReceiverGroupDelete(t *testing.T) {
-	for _, pattern := range []string{"Callback", "Poll"} {
-		t.Run(pattern, func(t *testing.T) {
+	for _, name := range []string{"Callback", "Poll", "PollAfterAck"} {
+		t.Run(name, func(t *testing.T) {
+			pattern := strings.TrimSuffix(name, "AfterAck")
+			ackedFirst := pattern == "Callback" || name == "PollAfterAck"
 			sink := &notifySink{}
 			ns := httptest.NewServer(sink)
 			defer ns.Close()
@@ -117,8 +122,12 @@ func TestServeReceiverGroupDelete(t *testing.T) {
 			}, 5*time.Second, 5*time.Millisecond)
 			g, _ := listed(t, b.URL(), "receiver", gid)
 			require.Equal(t, [][2]uint64{{1, 2}}, g.Ranges)
-			if pattern == "Callback" {
-				// Held is stored, so acknowledged (D8), pushed to ReplyTo.
+			if name == "PollAfterAck" {
+				advance(t, a.URL(), "5s") // the first poll: 1 and 2 acknowledged (D8)
+			}
+			if ackedFirst {
+				// Held is stored, so acknowledged (D8): pushed to ReplyTo, or
+				// answered to the poll.
 				outcomesOf(t, sink, ids[1], 1)
 				require.Equal(t, "acknowledged", sink.byID(ids[1])[0].Outcome)
 			}
@@ -135,17 +144,20 @@ func TestServeReceiverGroupDelete(t *testing.T) {
 			require.Contains(t, metrics, `wsrkit_faults_total{code="GroupAborted",direction="sent"} 2`+"\n")
 			require.Contains(t, metrics, "wsrkit_messages_discarded_total 2\n")
 
-			if pattern == "Poll" {
+			if name == "Poll" {
 				for _, id := range ids {
 					require.Empty(t, sink.byID(id), "nothing known before the first poll")
 				}
-				// The first PollRequest (R33) after the delete is answered with
-				// the discarded messages' GroupAborted faults.
+			}
+			if pattern == "Poll" {
+				// The next PollRequest (R33) after the delete is answered with
+				// the discarded messages' GroupAborted faults — also about
+				// numbers acknowledged before (D13).
 				advance(t, a.URL(), "5s")
 			}
 			for _, id := range ids[1:] {
 				want := 1
-				if pattern == "Callback" {
+				if ackedFirst {
 					want = 2 // acknowledged first, then failed (D27)
 				}
 				got := outcomesOf(t, sink, id, want)
