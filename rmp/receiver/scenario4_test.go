@@ -78,7 +78,7 @@ poll -`,
 		// R92: a refused hand-off is retried at its stored instant after a
 		// restart, not at once; Attempt keeps counting.
 		name: "handoff-retry-schedule", ids: "R92 R47",
-		cfg:  Config{DeliveryRetry: Backoff{Initial: 2 * sec, Factor: 2, Max: 10 * sec}},
+		cfg: Config{DeliveryRetry: Backoff{Initial: 2 * sec, Factor: 2, Max: 10 * sec}},
 		run: func(h *harness) {
 			h.failTake = true
 			h.msg(seq("g", 0, exp(hr)))
@@ -106,7 +106,7 @@ deliver g#1/0`,
 		// R75: a failed callback URL is retried after its stored back-off
 		// after a restart, not at once.
 		name: "callback-backoff-schedule", ids: "R75 R93",
-		cfg:  Config{CallbackRetry: Backoff{Initial: 4 * sec, Factor: 2, Max: 10 * sec}},
+		cfg: Config{CallbackRetry: Backoff{Initial: 4 * sec, Factor: 2, Max: 10 * sec}},
 		run: func(h *harness) {
 			h.cbFail = true
 			h.msg(seq("g", 0, cb("http://a/cb"), exp(hr)))
