@@ -9,9 +9,10 @@ import (
 )
 
 // Recover rebuilds a Receiver from its stored records: the RoleReceiver
-// records of a store scan, in key order (R91, R93). Hand-offs that were not
-// confirmed by Taken are handed out again at the next Tick, which
-// NextDeadline makes due at once (R92).
+// records of a store scan, in key order (R91, R93). Hand-offs in flight at
+// the crash (not confirmed by Taken) are handed out again at the next Tick,
+// which NextDeadline makes due at once (R92); refused ones wait for their
+// stored retry instant, and callback URLs keep their stored back-off (R75).
 func Recover(cfg Config, records iter.Seq2[group.Key, []byte]) (*Receiver, error) {
 	r, err := New(cfg)
 	if err != nil {
