@@ -220,7 +220,7 @@ func ratios() []ratio {
 	var out []ratio
 	for _, g := range groupCounts {
 		q := ratio{
-			label: fmt.Sprintf("end to end (pebble) / ceiling pipeline, msg/s, %d groups", g),
+			label: fmt.Sprintf("end to end (pebble) / ceiling pipeline, msg/s, groups=%d", g),
 			num:   fmt.Sprintf(e2e, "pebble", g), numUnit: "msg/s", den: fmt.Sprintf(pipeline, g), denUnit: "msg/s",
 		}
 		if g == 64 {
@@ -230,28 +230,28 @@ func ratios() []ratio {
 	}
 	for _, g := range groupCounts {
 		out = append(out, ratio{
-			label: fmt.Sprintf("receiver (pebble) / ceiling pipeline, msg/s, %d groups", g),
+			label: fmt.Sprintf("receiver (pebble) / ceiling pipeline, msg/s, groups=%d", g),
 			num:   fmt.Sprintf(recv, "pebble", g), numUnit: "msg/s", den: fmt.Sprintf(pipeline, g), denUnit: "msg/s",
 		})
 	}
 	for _, g := range groupCounts {
 		out = append(out,
 			ratio{
-				label: fmt.Sprintf("receiver (pebble) / raw net/http round trip, msg/s, %d groups", g),
+				label: fmt.Sprintf("receiver (pebble) / raw net/http round trip, msg/s, groups=%d", g),
 				num:   fmt.Sprintf(recv, "pebble", g), numUnit: "msg/s", den: fmt.Sprintf(rawHTTP, g), denUnit: "msg/s",
 			},
 			ratio{
-				label: fmt.Sprintf("receiver (pebble) / raw pebble sync commit, msg/s, %d groups", g),
+				label: fmt.Sprintf("receiver (pebble) / raw pebble sync commit, msg/s, groups=%d", g),
 				num:   fmt.Sprintf(recv, "pebble", g), numUnit: "msg/s", den: fmt.Sprintf(rawSync, g), denUnit: "msg/s",
 			},
 			ratio{
-				label: fmt.Sprintf("raw etree parse CPU / receiver (pebble) CPU per message, %d groups (parse's share)", g),
+				label: fmt.Sprintf("raw etree parse CPU / receiver (pebble) CPU per message, groups=%d (parse's share)", g),
 				num:   rawParse, numUnit: "cpu-µs/msg", den: fmt.Sprintf(recv, "pebble", g), denUnit: "cpu-µs/msg",
 			})
 	}
 	for _, g := range groupCounts {
 		out = append(out, ratio{
-			label: fmt.Sprintf("end to end: memory store / pebble, msg/s, %d groups (the cost of durability)", g),
+			label: fmt.Sprintf("end to end: memory store / pebble, msg/s, groups=%d (the cost of durability)", g),
 			num:   fmt.Sprintf(e2e, "mem", g), numUnit: "msg/s", den: fmt.Sprintf(e2e, "pebble", g), denUnit: "msg/s",
 		})
 	}
