@@ -100,7 +100,8 @@ type Config struct {
 	JitterSeed uint64
 	// LateFaultGrace keeps an acknowledged message's identity for this long
 	// after its ExpiryTime, so that a fault sent after the ack (D12, D13) is
-	// still mapped to it; default 5 min.
+	// still mapped to it; Poll-pattern groups keep asking about their
+	// acknowledged numbers for as long (D13). Default 5 min.
 	LateFaultGrace time.Duration
 	// DefaultLifetime is the ExpiryTime offset of a submission with neither
 	// Expiry nor Lifetime; zero refuses such submissions.

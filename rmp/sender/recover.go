@@ -10,8 +10,8 @@ import (
 
 // Recover rebuilds a Sender from its stored records (RoleSender and
 // RoleOutbox, in key order) after a restart (R89, R90): groups, counters,
-// pending messages with their retry state, acknowledged runs and the
-// outbox. The next Ready returned by any input re-emits every outcome still
+// pending messages with their retry state, acknowledged runs, the outbox
+// and each destination's next poll instant (R32). The next Ready returned by any input re-emits every outcome still
 // in the outbox (D27). A record that does not decode, or that belongs to no
 // group, is an error wrapping ErrCorrupt; Recover never panics.
 func Recover(cfg Config, records iter.Seq2[group.Key, []byte]) (*Sender, error) {
