@@ -91,6 +91,9 @@ func (wd *world) fire(e *event) {
 		wd.arrive(e)
 	case evAnswer:
 		n := wd.nodes[e.node]
+		if debugAnswer != nil {
+			debugAnswer(wd, n, e)
+		}
 		if e.epoch != n.epoch {
 			return // the connection died with the process that made it
 		}
@@ -137,7 +140,11 @@ func (wd *world) post(from *node, o rmp.Outbound) {
 	if o.Ref.Kind == rmp.OutMessage {
 		wd.m.transmitted(o.Ref)
 	}
-	if wd.chance(wd.p.loss) {
+	lost := wd.chance(wd.p.loss)
+	if debugPost != nil {
+		debugPost(wd, from, o, map[bool]string{true: "lost", false: "sent"}[lost])
+	}
+	if lost {
 		wd.sch.push(&event{at: wd.now.Add(wd.p.timeout), kind: evAnswer, node: from.idx, epoch: from.epoch, ref: o.Ref, err: errLost})
 		return
 	}
@@ -146,6 +153,12 @@ func (wd *world) post(from *node, o rmp.Outbound) {
 		wd.sch.push(&event{at: wd.now.Add(wd.delay()), kind: evArrive, node: to, from: from.idx, out: o, orphan: true})
 	}
 }
+
+// Debug hooks for tests; nil in normal runs.
+var (
+	debugPost   func(wd *world, from *node, o rmp.Outbound, fate string)
+	debugAnswer func(wd *world, n *node, e *event)
+)
 
 var errLost = errors.New("sim: exchange lost")
 
