@@ -2,8 +2,11 @@ package sim
 
 import (
 	"flag"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/wsrkit/wsrkit/rmp"
 )
 
 var (
@@ -12,7 +15,24 @@ var (
 	flagEvery = flag.Int("sim.pebble-every", 8, "every n-th seed runs over pebble on MemFS")
 	flagMaxV  = flag.Int("sim.max-violations", 20, "stop after this many violations")
 	flagLog   = flag.Int("sim.progress", 0, "log the totals every n seeds (0: only at the end)")
+	flagTrace = flag.String("sim.trace", "", "log every PollRequest and callback POST whose body contains this text (a groupId), and every callback result")
 )
+
+// traceHooks logs the polls and callbacks about one group, to explain a
+// violation about an acknowledged-then-discarded message (D13).
+func traceHooks(t *testing.T, text string) func() {
+	debugPost = func(wd *world, from *node, o rmp.Outbound, fate string) {
+		if o.Ref.Kind != rmp.OutMessage && strings.Contains(string(o.Post.Body), text) {
+			t.Logf("+%v %s %v %s: %s", wd.now.Sub(epoch), from.name, o.Ref.Kind, fate, o.Post.Body)
+		}
+	}
+	debugAnswer = func(wd *world, n *node, e *event) {
+		if e.ref.Kind == rmp.OutCallback {
+			t.Logf("+%v %s callback result err=%v status=%d current epoch=%v", wd.now.Sub(epoch), n.name, e.err, e.res.Status, e.epoch == n.epoch)
+		}
+	}
+	return func() { debugPost, debugAnswer = nil, nil }
+}
 
 // TestSim runs the simulation over a fixed seed set (or -sim.seeds seeds
 // from -sim.seed) and fails with the seed and trace of every violation.
@@ -23,6 +43,9 @@ func TestSim(t *testing.T) {
 		if testing.Short() {
 			seeds = 20
 		}
+	}
+	if *flagTrace != "" {
+		defer traceHooks(t, *flagTrace)()
 	}
 	total := newResult()
 	start := time.Now()
