@@ -138,6 +138,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add(encodeMsg(nil, t0, []byte("x")))
 	f.Add(encodeEntry(nil, &cbEntry{url: "http://a", groupID: "g", to: 3}))
 	f.Add([]byte{1, 0xff, 0xff})
+	f.Add([]byte{1, 2, 1, 0x80, 0x01, 0})                      // a hand-off retry record
+	f.Add(append([]byte{1, 8}, []byte("http://a\x02\x00")...)) // a URL back-off record
 	f.Fuzz(func(t *testing.T, v []byte) {
 		var s gstate
 		_ = decodeMeta(v, &s)
@@ -147,7 +149,16 @@ func FuzzDecode(f *testing.F) {
 		_, _ = decodeBody(v)
 		var e cbEntry
 		_ = decodeEntry(v, &e)
-		for kind := group.KindMeta; kind <= group.KindResponse; kind++ {
+		_, _, _ = decodeHandoffRetry(v)
+		_, _, _, _ = decodeURLState(v)
+		outbox := func(yield func(group.Key, []byte) bool) {
+			yield(urlKey(3), v) // a callback URL's back-off record
+		}
+		if _, err := Recover(Config{}, outbox); err != nil && !errors.Is(err, ErrCorrupt) && !errors.Is(err, errRecord) {
+			t.Fatalf("unexpected error kind: %v", err)
+		}
+		for _, kind := range []group.Kind{group.KindMeta, group.KindReceived, group.KindHeld, group.KindDelivery,
+			group.KindReply, group.KindResponse, kindHandoffRetry} {
 			recs := func(yield func(group.Key, []byte) bool) {
 				meta := encodeMeta(nil, &gstate{pattern: group.ReplyResponse, flags: group.Flags{MessageOrder: true}})
 				if !yield(group.Key{Role: group.RoleReceiver, GroupID: "g", Generation: 1, Kind: group.KindMeta}, meta) {

@@ -17,6 +17,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(uint8(3), encodeRun(group.Range{To: 5}))
 	f.Add(uint8(4), []byte{1, 2, 3})
 	f.Add(uint8(3), encodeRetry(&message{attempts: 2, nextAt: t0, untilExpiry: true}))
+	f.Add(uint8(3), encodePollRec("http://r/rmp", t0))
 	f.Fuzz(func(t *testing.T, which uint8, b []byte) {
 		switch which % 5 {
 		case 0:
@@ -44,12 +45,19 @@ func FuzzDecode(f *testing.F) {
 			_, _ = decodeRun(0, b)
 			_, _ = decodeInstance(b)
 			_ = decodeRetry(b, &message{})
+			if name, at, err := decodePollRec(b); err == nil {
+				e := encodePollRec(name, at)
+				n2, at2, err := decodePollRec(e)
+				noErr(t, err)
+				eq(t, encodePollRec(n2, at2), e, "poll record round-trips")
+			}
 		default:
 			recs := map[group.Key][]byte{
 				instanceKey: b,
-				{Role: group.RoleSender, GroupID: "g", Generation: 1, Kind: group.KindMeta}:                          b,
-				{Role: group.RoleSender, GroupID: "g", Generation: 1, Kind: group.KindOutbound}:                      b,
-				{Role: group.RoleOutbox, Kind: group.KindOutcome, Number: 1}:                                         b,
+				{Role: group.RoleSender, GroupID: "g", Generation: 1, Kind: group.KindMeta}:     b,
+				{Role: group.RoleSender, GroupID: "g", Generation: 1, Kind: group.KindOutbound}: b,
+				{Role: group.RoleOutbox, Kind: group.KindOutcome, Number: 1}:                    b,
+				pollRecKey(7): b,
 				{Role: group.RoleSender, GroupID: "g", Generation: 1, Kind: group.KindReceived}:                      b,
 				{Role: group.RoleSender, GroupID: "g", Generation: 1, Kind: group.KindOutbound, Number: retryKeyBit}: b,
 			}
