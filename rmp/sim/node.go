@@ -51,9 +51,10 @@ type node struct {
 	undurTaken   []deliveryKey
 	undurHandled []sender.OutcomeID
 	recovering   bool
-	// watch asks drain to record in watchOK whether its first Apply
-	// succeeded (a Submit is durable only then).
-	watch, watchOK bool
+	// watch asks drain to check its first Apply: when it fails, message
+	// watchID was not submitted after all and lostSub is set.
+	watch, lostSub bool
+	watchID        int
 }
 
 // exclOpenRefused names the receiver bug found by the simulation: see
@@ -115,7 +116,14 @@ func (n *node) drain() {
 		}
 		err := n.st.Apply(rd.Persist)
 		if n.watch {
-			n.watch, n.watchOK = false, err == nil
+			// The first Apply after a Submit holds the submission: if it
+			// fails, the submission never happened (R21); forget it before
+			// the rebuild reports on its group.
+			n.watch = false
+			if err != nil {
+				n.lostSub = true
+				wd.m.lost(n.watchID)
+			}
 		}
 		if err != nil {
 			if !errors.Is(err, errInjected) {

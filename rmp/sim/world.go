@@ -230,13 +230,12 @@ func (wd *world) submit(e *event) {
 		return
 	}
 	wd.m.submitted(pm.id, ref, wd.now.Add(pm.lifetime))
-	n.watch, n.watchOK = true, false
+	n.watch, n.lostSub, n.watchID = true, false, pm.id
 	n.drain()
-	if n.watch || !n.watchOK {
+	n.watch = false
+	if n.lostSub {
 		// The Persist holding the submission failed: Submit is not done
 		// until it is durable (R21), so the producer submits again.
-		n.watch = false
-		wd.m.lost(pm.id)
 		wd.sch.push(&event{at: wd.now.Add(100 * time.Millisecond), kind: evSubmit, plan: pm.id})
 	}
 }
