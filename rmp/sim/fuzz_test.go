@@ -15,8 +15,13 @@ func FuzzSim(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64, groups, perGroup uint8, pebble bool) {
 		opt := Options{Pebble: pebble, Groups: 1 + int(groups%16), MaxPerGroup: 1 + int(perGroup%12), Chaos: 30 * time.Second, MaxEvents: 300_000}
 		res := Run(seed, opt)
-		if res.Submitted == 0 {
-			t.Fatalf("seed %d %+v: nothing submitted", seed, opt)
+		refused := 0
+		for _, n := range res.Refused {
+			refused += n
+		}
+		aborted := res.Exclusions[exclOpenRefused+": Recover fails, seed aborted"] > 0
+		if len(res.Violations) == 0 && !aborted && res.Submitted+refused != len(makeWorkloadFor(seed, opt).msgs) {
+			t.Fatalf("seed %d %+v: %d submitted and %d refused of %d planned", seed, opt, res.Submitted, refused, len(makeWorkloadFor(seed, opt).msgs))
 		}
 		for _, v := range res.Violations {
 			t.Errorf("Options %+v: %s", opt, v)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -89,10 +90,20 @@ func (m *model) refused(id int, err error) (retry bool) {
 	r := &m.recs[id]
 	r.refusals++
 	m.note(id, "submit refused: %v", err)
-	if r.refusals < 20 {
+	transient := errors.Is(err, sender.ErrBoundsFull) || errors.Is(err, sender.ErrGroupAborted)
+	if transient && r.refusals < 20 {
 		return true
 	}
-	m.wd.res.Refused++
+	label := "other"
+	for _, e := range []error{sender.ErrBoundsFull, sender.ErrGroupAborted, sender.ErrGroupParams, sender.ErrInvalidSubmission} {
+		if errors.Is(err, e) {
+			label = e.Error()
+		}
+	}
+	if label == "other" || errors.Is(err, sender.ErrGroupParams) {
+		m.wd.violate(id, "the workload's submission was refused unexpectedly: %v", err)
+	}
+	m.wd.res.Refused[label]++
 	return false
 }
 

@@ -89,12 +89,12 @@ func (p params) String() string {
 // Result is what one or more runs did and found.
 type Result struct {
 	Seeds      int
-	Submitted  int // messages accepted by Submit
-	Refused    int // submissions refused (bounds, aborted or terminated groups)
-	Delivered  int // identities taken by the consumer for the first time
-	Redelivery int // hand-offs again after a restart before Taken was durable (R92)
-	Rereported int // outcomes again after a restart before OutcomeHandled was durable (D27)
-	Acked      int // final outcome Acknowledged
+	Submitted  int            // messages accepted by Submit
+	Refused    map[string]int // submissions finally refused, by error (R16, bounds, aborted groups)
+	Delivered  int            // identities taken by the consumer for the first time
+	Redelivery int            // hand-offs again after a restart before Taken was durable (R92)
+	Rereported int            // outcomes again after a restart before OutcomeHandled was durable (D27)
+	Acked      int            // final outcome Acknowledged
 	Failed     map[string]int
 	Crashes    int
 	StoreFault int
@@ -108,14 +108,13 @@ type Result struct {
 }
 
 func newResult() Result {
-	return Result{Failed: map[string]int{}, Rules: map[string]int{}, Exclusions: map[string]int{}}
+	return Result{Failed: map[string]int{}, Refused: map[string]int{}, Rules: map[string]int{}, Exclusions: map[string]int{}}
 }
 
 // Add merges o into r.
 func (r *Result) Add(o Result) {
 	r.Seeds += o.Seeds
 	r.Submitted += o.Submitted
-	r.Refused += o.Refused
 	r.Delivered += o.Delivered
 	r.Redelivery += o.Redelivery
 	r.Rereported += o.Rereported
@@ -123,7 +122,7 @@ func (r *Result) Add(o Result) {
 	r.Crashes += o.Crashes
 	r.StoreFault += o.StoreFault
 	r.Events += o.Events
-	for _, m := range []struct{ dst, src map[string]int }{{r.Failed, o.Failed}, {r.Rules, o.Rules}, {r.Exclusions, o.Exclusions}} {
+	for _, m := range []struct{ dst, src map[string]int }{{r.Failed, o.Failed}, {r.Refused, o.Refused}, {r.Rules, o.Rules}, {r.Exclusions, o.Exclusions}} {
 		for k, v := range m.src {
 			m.dst[k] += v
 		}
@@ -134,12 +133,12 @@ func (r *Result) Add(o Result) {
 // Summary renders the counts, maps sorted.
 func (r *Result) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "seeds=%d submitted=%d refused=%d delivered=%d acked=%d redelivered-after-restart=%d rereported-after-restart=%d crashes=%d store-faults=%d events=%d violations=%d\n",
-		r.Seeds, r.Submitted, r.Refused, r.Delivered, r.Acked, r.Redelivery, r.Rereported, r.Crashes, r.StoreFault, r.Events, len(r.Violations))
+	fmt.Fprintf(&b, "seeds=%d submitted=%d delivered=%d acked=%d redelivered-after-restart=%d rereported-after-restart=%d crashes=%d store-faults=%d events=%d violations=%d\n",
+		r.Seeds, r.Submitted, r.Delivered, r.Acked, r.Redelivery, r.Rereported, r.Crashes, r.StoreFault, r.Events, len(r.Violations))
 	for _, m := range []struct {
 		name string
 		m    map[string]int
-	}{{"failed", r.Failed}, {"rules", r.Rules}, {"EXCLUDED", r.Exclusions}} {
+	}{{"failed", r.Failed}, {"refused", r.Refused}, {"rules", r.Rules}, {"EXCLUDED", r.Exclusions}} {
 		keys := make([]string, 0, len(m.m))
 		for k := range m.m {
 			keys = append(keys, k)

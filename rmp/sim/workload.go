@@ -73,6 +73,11 @@ func makeWorkload(rng *rand.Rand, p params) workload {
 					m.lifetime = time.Duration(200+rng.IntN(2000)) * time.Millisecond
 				}
 			}
+			if e := g.timing.Expiry; !e.IsZero() && rng.IntN(5) > 0 && epoch.Add(at+m.lifetime).After(e) {
+				// Mostly the producer respects R16 (ExpiryTime no later
+				// than groupExpiryTime); sometimes it is refused for it.
+				m.lifetime = max(e.Sub(epoch.Add(at)), time.Millisecond)
+			}
 			m.last = last && i == n-1
 			g.msgs = append(g.msgs, m.id)
 			w.msgs = append(w.msgs, m)

@@ -28,6 +28,12 @@ type world struct {
 	stopped bool // a violation that makes going on meaningless
 }
 
+// makeWorkloadFor redraws the workload Run uses for seed.
+func makeWorkloadFor(seed uint64, opt Options) workload {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	return makeWorkload(rng, drawParams(rng, opt))
+}
+
 // Run simulates one seed and returns its counts and violations.
 func Run(seed uint64, opt Options) Result {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
@@ -224,7 +230,7 @@ func (wd *world) submit(e *event) {
 	}}
 	ref, err := n.e.Submit(wd.now, sub)
 	if err != nil {
-		if wd.m.refused(pm.id, err) && (errors.Is(err, sender.ErrBoundsFull) || errors.Is(err, sender.ErrGroupAborted)) {
+		if wd.m.refused(pm.id, err) {
 			wd.sch.push(&event{at: wd.now.Add(500 * time.Millisecond), kind: evSubmit, plan: pm.id})
 		}
 		return
