@@ -138,14 +138,16 @@ func (n *node) drain() {
 		if len(rd.Persist) > 0 {
 			n.madeDurable()
 		}
-		if !n.recovering && wd.chance(wd.p.crashMid) {
-			n.rebuild(true, "crash between Persist and effects")
-			return
-		}
+		// Receiver events say what the durable Persist decided (a discard,
+		// a removal): the model learns them even if a crash loses the rest.
 		for _, ev := range rd.Events {
 			if ev.Receiver != nil {
 				wd.m.receiverEvent(n, ev.Receiver)
 			}
+		}
+		if !n.recovering && wd.chance(wd.p.crashMid) {
+			n.rebuild(true, "crash between Persist and effects")
+			return
 		}
 		for _, a := range rd.Answers {
 			r, ok := n.pending[a.Token]
