@@ -40,9 +40,11 @@ func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		delete(n.answers, tok)
 		n.mu.Unlock()
 	}
-	ct := r.Header.Get("Content-Type")
+	// Parse here, on the request's goroutine: the engine's loop only
+	// applies the result.
+	in := ParseInbound(r.Header.Get("Content-Type"), body, n.cfg.Engine.Parse)
 	err = n.enqueue(r.Context(), input{fn: func(e *Engine, now time.Time) any {
-		e.Receive(now, tok, ct, body)
+		e.ReceiveInbound(now, tok, in)
 		return nil
 	}})
 	if err != nil {

@@ -12,22 +12,53 @@ import (
 	"github.com/wsrkit/wsrkit/soap"
 )
 
+// Inbound is an inbound request parsed outside the engine: parsing is pure
+// and the most expensive step, so a driver does it on the request's own
+// goroutine and hands the result to ReceiveInbound.
+type Inbound struct {
+	version    soap.Version
+	ctErr      error
+	env        *soap.Envelope
+	parseErr   error
+	payload    []byte // the envelope without its wsrm headers
+	payloadErr error
+}
+
+// ParseInbound parses the body of a POST to the RMP endpoint with the
+// engine configuration's limits.
+func ParseInbound(contentType string, body []byte, opts soap.ParseOptions) *Inbound {
+	in := &Inbound{}
+	in.version, _, in.ctErr = soap.VersionFromContentType(contentType)
+	if in.ctErr != nil {
+		return in
+	}
+	in.env, in.parseErr = soap.Parse(body, opts)
+	if in.env != nil {
+		in.version = in.env.Version
+	}
+	if in.parseErr == nil && in.env.Request != nil {
+		in.payload, in.payloadErr = in.env.WithoutWSRM()
+	}
+	return in
+}
+
 // Receive processes one inbound HTTP POST to the RMP endpoint: a reliable
 // message, a PollRequest, an RM-Reply for the sending side (a callback, or
 // acks piggy-backed on a message), or several of these in one envelope. Its
 // HTTP response comes out as an Answer with the given token.
 func (e *Engine) Receive(now time.Time, token uint64, contentType string, body []byte) {
-	v, _, err := soap.VersionFromContentType(contentType)
-	if err != nil {
-		e.answerPlain(token, http.StatusUnsupportedMediaType, err.Error())
+	e.ReceiveInbound(now, token, ParseInbound(contentType, body, e.cfg.Parse))
+}
+
+// ReceiveInbound is Receive for a request parsed with ParseInbound.
+func (e *Engine) ReceiveInbound(now time.Time, token uint64, in *Inbound) {
+	if in.ctErr != nil {
+		e.answerPlain(token, http.StatusUnsupportedMediaType, in.ctErr.Error())
 		return
 	}
-	env, err := soap.Parse(body, e.cfg.Parse)
-	if env != nil {
-		v = env.Version
-	}
-	if err != nil {
-		e.refuse(now, token, v, env, err)
+	v, env := in.version, in.env
+	if in.parseErr != nil {
+		e.refuse(now, token, v, env, in.parseErr)
 		return
 	}
 	if env.Request == nil && env.Response == nil && env.PollRequest == nil {
@@ -44,11 +75,11 @@ func (e *Engine) Receive(now time.Time, token uint64, contentType string, body [
 	var business []byte
 	var await *receiver.DeliveryRef
 	if env.Request != nil {
-		m, perr := receiverMessage(env)
-		if perr != nil {
-			e.soapFault(token, v, perr)
+		if in.payloadErr != nil {
+			e.soapFault(token, v, faults.New(faults.InvalidRequest, "rmp.payload", in.payloadErr.Error()))
 			return
 		}
+		m := receiverMessage(env, in.payload)
 		rrd := e.recv.Message(now, m)
 		if rrd.SOAPFault != nil {
 			e.addReceiver(rrd)
@@ -176,13 +207,10 @@ func (e *Engine) countAccept(rd *receiver.Ready) {
 	e.metrics.Accepted++
 }
 
-// receiverMessage translates a parsed reliable message for the receiving RMP.
-func receiverMessage(env *soap.Envelope) (receiver.Message, *faults.Fault) {
+// receiverMessage translates a parsed reliable message for the receiving
+// RMP; payload is the envelope without its wsrm headers.
+func receiverMessage(env *soap.Envelope, payload []byte) receiver.Message {
 	r := env.Request
-	payload, err := env.WithoutWSRM()
-	if err != nil {
-		return receiver.Message{}, faults.New(faults.InvalidRequest, "rmp.payload", err.Error())
-	}
 	m := receiver.Message{
 		GroupID: r.MessageID.GroupID,
 		Expiry:  r.ExpiryTime,
@@ -196,7 +224,7 @@ func receiverMessage(env *soap.Envelope) (receiver.Message, *faults.Fault) {
 	if rt := r.ReplyPattern.ReplyTo; rt != nil {
 		m.ReplyTo = rt.BareURI
 	}
-	return m, nil
+	return m
 }
 
 func receiverPoll(p *soap.PollRequest) receiver.PollRequest {

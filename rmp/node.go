@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/store"
@@ -113,6 +114,18 @@ type Node struct {
 	sendWG   sync.WaitGroup
 	ctx      context.Context
 	cancel   context.CancelFunc
+
+	fbMu     sync.Mutex
+	feedback []func(e *Engine, now time.Time) // guarded by fbMu
+	fbSignal chan struct{}
+
+	closeOnce sync.Once
+	closeErr  error
+
+	commits    chan commitJob // loop → committer; closed when the loop ends
+	commitDone chan struct{}  // closed when the committer ends
+	failed     chan struct{}  // closed on a store failure
+	failOnce   sync.Once
 }
 
 // input is one call into the engine from another goroutine. reply, when
@@ -181,6 +194,10 @@ func Open(cfg NodeConfig) (*Node, error) {
 		awaiting: map[receiver.DeliveryRef]awaitingAnswer{},
 		notifyQ:  make(chan sender.Outcome, 1024),
 	}
+	n.fbSignal = make(chan struct{}, 1)
+	n.commits = make(chan commitJob, 4)
+	n.commitDone = make(chan struct{})
+	n.failed = make(chan struct{})
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	for range cfg.DeliveryWorkers {
 		ch := make(chan Delivery, 256)
@@ -190,6 +207,7 @@ func Open(cfg NodeConfig) (*Node, error) {
 	}
 	n.workerWG.Add(1)
 	go n.notifyLoop()
+	go n.commitLoop()
 	go n.run()
 	return n, nil
 }
@@ -234,12 +252,26 @@ func (n *Node) enqueue(ctx context.Context, in input) error {
 	}
 }
 
-// post feeds a result back to the engine without waiting.
+// post feeds a result back to the engine without ever blocking: workers
+// (sends, deliveries, outcomes) must not wait for the loop, which may be
+// waiting for the committer, which may be waiting for them.
 func (n *Node) post(fn func(e *Engine, now time.Time)) {
+	n.fbMu.Lock()
+	n.feedback = append(n.feedback, fn)
+	n.fbMu.Unlock()
 	select {
-	case n.in <- input{fn: func(e *Engine, now time.Time) any { fn(e, now); return nil }}:
-	case <-n.done:
+	case n.fbSignal <- struct{}{}:
+	default:
 	}
+}
+
+// takeFeedback returns the results posted since the last call.
+func (n *Node) takeFeedback() []func(e *Engine, now time.Time) {
+	n.fbMu.Lock()
+	defer n.fbMu.Unlock()
+	fb := n.feedback
+	n.feedback = nil
+	return fb
 }
 
 func (n *Node) stoppedErr() error {
@@ -322,42 +354,41 @@ func (n *Node) Metrics(ctx context.Context) (Metrics, error) {
 // for workers until ctx ends, and closes the store. A later Open on the same
 // store resumes every pending retry, callback, poll, delivery and outcome.
 func (n *Node) Close(ctx context.Context) error {
-	n.mu.Lock()
-	if n.closed {
+	n.closeOnce.Do(func() {
+		n.mu.Lock()
+		n.closed = true
 		n.mu.Unlock()
+		close(n.quit)
 		<-n.done
-		return nil
-	}
-	n.closed = true
-	n.mu.Unlock()
-	close(n.quit)
-	<-n.done
-	n.cancel()
-	waited := make(chan struct{})
-	go func() { n.workerWG.Wait(); n.sendWG.Wait(); close(waited) }()
-	var err error
-	select {
-	case <-waited:
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
-	if cerr := n.cfg.Store.Close(); cerr != nil && err == nil {
-		err = cerr
-	}
-	return err
+		<-n.commitDone
+		n.failAnswers(ErrClosed)
+		n.cancel()
+		waited := make(chan struct{})
+		go func() { n.workerWG.Wait(); n.sendWG.Wait(); close(waited) }()
+		select {
+		case <-waited:
+		case <-ctx.Done():
+			n.closeErr = ctx.Err()
+		}
+		if err := n.cfg.Store.Close(); err != nil && n.closeErr == nil {
+			n.closeErr = err
+		}
+	})
+	return n.closeErr
 }
 
-// run is the loop that owns the engine.
+// run is the loop that owns the engine. It hands each batch's effects to
+// the committer and goes on with the next batch while the store syncs, so
+// parsing and state changes overlap the fsync (D8 still holds: nothing
+// leaves before its commit).
 func (n *Node) run() {
 	defer close(n.done)
-	var timer *timerState
-	timer = newTimerState(n.clk)
+	defer close(n.commits)
+	timer := newTimerState(n.clk)
 	defer timer.stop()
 	// Outcomes and hand-offs to redo after a restart are due at once.
 	n.eng.Tick(n.clk.Now().UTC())
-	if !n.apply(nil) {
-		return
-	}
+	n.handOff(nil, nil)
 	n.resetTimer(timer)
 	for {
 		var batch []input
@@ -366,8 +397,12 @@ func (n *Node) run() {
 		case <-n.quit:
 			n.drainQuit()
 			return
+		case <-n.failed:
+			n.drainQuit()
+			return
 		case in := <-n.in:
 			batch = append(batch, in)
+		case <-n.fbSignal:
 		case <-timer.c():
 			tick = true
 		}
@@ -381,15 +416,15 @@ func (n *Node) run() {
 			}
 		}
 		now := n.clk.Now().UTC()
+		for _, fn := range n.takeFeedback() {
+			fn(n.eng, now)
+		}
 		results := make([]any, len(batch))
 		for i, in := range batch {
 			results[i] = in.fn(n.eng, now)
 		}
 		if d, ok := n.eng.NextDeadline(); tick || (ok && !d.After(now)) {
 			n.eng.Tick(now)
-		}
-		if !n.apply(batch) {
-			return
 		}
 		// Work that became due at once (a deadline at or before now) is done
 		// now rather than left to a zero timer, which a fake clock would
@@ -399,33 +434,97 @@ func (n *Node) run() {
 			if !ok || d.After(now) {
 				break
 			}
+			before := len(n.eng.rd.Persist) + len(n.eng.rd.Sends) + len(n.eng.rd.Notify) + len(n.eng.rd.Deliver)
 			n.eng.Tick(now)
-			if !n.eng.HasReady() {
+			if len(n.eng.rd.Persist)+len(n.eng.rd.Sends)+len(n.eng.rd.Notify)+len(n.eng.rd.Deliver) == before {
 				break
 			}
-			if !n.apply(nil) {
-				return
-			}
 		}
-		for i, in := range batch {
-			if in.reply != nil {
-				in.reply <- results[i]
-			}
-		}
+		n.handOff(batch, results)
 		n.resetTimer(timer)
 	}
 }
 
-// drainQuit answers inputs still queued at Close.
+// commitJob is one loop iteration's effects and the replies to send once
+// they are durable.
+type commitJob struct {
+	rd      Ready
+	batch   []input
+	results []any
+}
+
+// handOff takes the engine's Ready and queues it for the committer.
+func (n *Node) handOff(batch []input, results []any) {
+	job := commitJob{batch: batch, results: results}
+	if n.eng.HasReady() {
+		job.rd = n.eng.Ready()
+		n.eng.Advance()
+	}
+	if job.rd.empty() && len(batch) == 0 {
+		return
+	}
+	select {
+	case n.commits <- job:
+	case <-n.failed:
+		for _, in := range batch {
+			if in.reply != nil {
+				in.reply <- nodeFailure{n.stoppedErr()}
+			}
+		}
+	}
+}
+
+// commitLoop applies queued jobs: every job waiting is committed with one
+// store batch (one fsync), then released in order.
+func (n *Node) commitLoop() {
+	defer close(n.commitDone)
+	var jobs []commitJob
+	var persist []group.Mutation
+	for job := range n.commits {
+		jobs = append(jobs[:0], job)
+	more:
+		for len(jobs) < 64 {
+			select {
+			case j, ok := <-n.commits:
+				if !ok {
+					break more
+				}
+				jobs = append(jobs, j)
+			default:
+				break more
+			}
+		}
+		persist = persist[:0]
+		for i := range jobs {
+			persist = append(persist, jobs[i].rd.Persist...)
+		}
+		if err := n.cfg.Store.Apply(persist); err != nil {
+			n.fail(fmt.Errorf("rmp: store commit failed, node stopped: %w", err), jobs)
+			for range n.commits {
+				// Drain: nothing more is committed or released.
+			}
+			return
+		}
+		for i := range jobs {
+			n.release(&jobs[i].rd)
+			for k, in := range jobs[i].batch {
+				if in.reply != nil {
+					in.reply <- jobs[i].results[k]
+				}
+			}
+		}
+	}
+}
+
+// drainQuit answers inputs still queued when the loop stops.
 func (n *Node) drainQuit() {
 	for {
 		select {
 		case in := <-n.in:
 			if in.reply != nil {
-				in.reply <- nodeFailure{ErrClosed}
+				in.reply <- nodeFailure{n.stoppedErr()}
 			}
 		default:
-			n.failAnswers(ErrClosed)
 			return
 		}
 	}
@@ -439,31 +538,20 @@ func (n *Node) resetTimer(t *timerState) {
 	}
 }
 
-// apply commits and releases every Ready the engine has. It returns false
-// when the store failed: the node then stops (the engine may be ahead of
-// the disk; a reopen recovers from what was committed).
-func (n *Node) apply(batch []input) bool {
-	for n.eng.HasReady() {
-		rd := n.eng.Ready()
-		if err := n.cfg.Store.Apply(rd.Persist); err != nil {
-			n.fail(fmt.Errorf("rmp: store commit failed, node stopped: %w", err), batch)
-			return false
-		}
-		n.eng.Advance()
-		n.release(&rd)
-	}
-	return true
-}
-
-func (n *Node) fail(err error, batch []input) {
+// fail stops the node after a store failure: the engine may be ahead of the
+// disk, and a reopen recovers from what was committed.
+func (n *Node) fail(err error, jobs []commitJob) {
 	n.log.Error("node stopped", "err", err)
 	n.mu.Lock()
 	n.failure = err
 	n.closed = true
 	n.mu.Unlock()
-	for _, in := range batch {
-		if in.reply != nil {
-			in.reply <- nodeFailure{err}
+	n.failOnce.Do(func() { close(n.failed) })
+	for _, j := range jobs {
+		for _, in := range j.batch {
+			if in.reply != nil {
+				in.reply <- nodeFailure{err}
+			}
 		}
 	}
 	n.failAnswers(err)
