@@ -115,3 +115,15 @@ func TestServeFlagsHelpAndErrors(t *testing.T) {
 		t.Errorf("a refused command line created the data directory (stat: %v)", err)
 	}
 }
+
+// TestConformSuitePasses runs `wsrkit conform conformance/testdata` as a
+// user would: every scenario, all three store modes, exit status 0.
+func TestConformSuitePasses(t *testing.T) {
+	var out, errb bytes.Buffer
+	if got := run([]string{"conform", "../../conformance/testdata"}, &out, &errb); got != 0 {
+		t.Fatalf("wsrkit conform conformance/testdata = %d\n%s\n%s", got, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "passed in 3 modes") {
+		t.Fatalf("summary missing: %q", out.String())
+	}
+}
