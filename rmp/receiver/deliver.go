@@ -147,7 +147,7 @@ func (r *Receiver) Respond(now time.Time, ref DeliveryRef, body []byte) Ready {
 		r.event(Event{Kind: EventIgnored, Group: ref.Group, HasNumber: ref.HasNumber, Number: ref.Number, Label: "receiver.respond-unknown"})
 		return r.finish(now)
 	}
-	g.responses[n] = body
+	g.putResponse(n, body)
 	start := len(r.arena)
 	r.arena = encodeBody(r.arena, body)
 	r.put(r.key(g, group.KindResponse, n), r.arena[start:])
@@ -174,7 +174,7 @@ func (r *Receiver) discardUntil(now time.Time, g *gstate, n uint64, until time.T
 			r.callbackUntil(g.replyTo, it, until)
 		}
 	}
-	g.faults[n] = fr
+	g.putFault(n, fr)
 	r.putFault(g, n, fr)
 	r.numEvent(EventDiscarded, g, n, code, label)
 	r.touch(g)

@@ -255,7 +255,7 @@ func (r *Receiver) acceptedMeta(now time.Time, m *Message, g *gstate) {
 
 // enqueue records an accepted message for the consumer (KindDelivery).
 func (r *Receiver) enqueue(g *gstate, n uint64, expiry time.Time, payload []byte) {
-	g.pending[n] = delivery{expiry: expiry, payload: payload}
+	r.addPending(g, n, delivery{expiry: expiry, payload: payload})
 	r.putMsg(g, group.KindDelivery, n, expiry, payload)
 	r.touch(g)
 }

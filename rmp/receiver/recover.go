@@ -114,7 +114,7 @@ func (r *Receiver) recoverRecord(cur **gstate, k group.Key, v []byte) error {
 			return fmt.Errorf("%w: singleton delivery", ErrCorrupt)
 		}
 		// Not confirmed before the restart: hand out again at once (R92).
-		g.pending[n] = delivery{expiry: expiry, payload: payload, retry: true}
+		r.addPending(g, n, delivery{expiry: expiry, payload: payload, retry: true})
 	case group.KindReply:
 		fr, err := decodeFault(v)
 		if err != nil {
@@ -124,7 +124,7 @@ func (r *Receiver) recoverRecord(cur **gstate, k group.Key, v []byte) error {
 			g.acks.Add(n) //nolint:errcheck // no limit
 			return nil
 		}
-		g.faults[n] = fr
+		g.putFault(n, fr)
 		if !fr.reported {
 			g.unreported++
 		}
@@ -144,7 +144,7 @@ func (r *Receiver) recoverRecord(cur **gstate, k group.Key, v []byte) error {
 		if err != nil {
 			return err
 		}
-		g.responses[n] = body
+		g.putResponse(n, body)
 	default:
 		return errRecord
 	}

@@ -53,7 +53,7 @@ func decodeHandoffRetry(v []byte) (attempts int, retryAt time.Time, err error) {
 // dropPending forgets pending n of g and deletes its records.
 func (r *Receiver) dropPending(g *gstate, n uint64) {
 	d := g.pending[n]
-	delete(g.pending, n)
+	r.removePending(g, n)
 	r.del(r.key(g, group.KindDelivery, n))
 	if d.retryStored {
 		r.del(r.key(g, kindHandoffRetry, n))

@@ -60,6 +60,9 @@ type gstate struct {
 	// pending: accepted, not yet taken. In an ordered group its numbers are
 	// exactly nextTake..buf.Next()-1.
 	pending map[uint64]delivery
+	// bigPending: pending held more than pendingSmall entries since it was
+	// taken, so it is not reused once empty.
+	bigPending bool
 	// nextTake is an ordered group's next number to hand to the consumer.
 	nextTake uint64
 	faults   map[uint64]faultRec
@@ -142,11 +145,13 @@ type Receiver struct {
 	out                  outbox
 
 	// Per-call buffers, reused; a Ready is valid until the next call.
-	rd      Ready
-	arena   []byte
-	touched []*gstate
-	reply   replyBuilder
-	replyV  Reply
+	rd Ready
+	// pendFree are emptied pending maps kept for reuse (pending.go).
+	pendFree []map[uint64]delivery
+	arena    []byte
+	touched  []*gstate
+	reply    replyBuilder
+	replyV   Reply
 }
 
 // New returns an empty Receiver.
@@ -160,11 +165,8 @@ func New(cfg Config) (*Receiver, error) {
 
 func (r *Receiver) newState(id group.ID) *gstate {
 	g := &gstate{
-		id:        id,
-		pending:   map[uint64]delivery{},
-		faults:    map[uint64]faultRec{},
-		responses: map[uint64][]byte{},
-		heapIdx:   -1,
+		id:      id,
+		heapIdx: -1,
 	}
 	g.received.SetMaxRanges(r.cfg.MaxRangesPerGroup)
 	return g
