@@ -156,8 +156,8 @@ func encodeMeta(b []byte, g *gstate) []byte {
 	e.bool(g.singleton)
 	e.u(uint64(b2u(g.flags.AckRequested)) | uint64(b2u(g.flags.DuplicateElimination))<<1 | uint64(b2u(g.flags.MessageOrder))<<2)
 	e.u(uint64(g.pattern))
-	e.str(g.replyTo)
-	e.time(g.expiry)
+	e.str(g.replyURL())
+	e.time(g.expiryAt())
 	e.bool(g.plainZero)
 	t := g.lc.Timing
 	e.time(t.Expiry)
@@ -200,8 +200,8 @@ func decodeMeta(v []byte, g *gstate) error {
 		d.fail("reply pattern")
 	}
 	g.pattern = group.ReplyPattern(p)
-	g.replyTo = d.str()
-	g.expiry = d.time()
+	g.setReplyTo(d.str())
+	g.setExpiry(d.time())
 	g.plainZero = d.bool()
 	var t group.Timing
 	t.Expiry = d.time()

@@ -93,7 +93,7 @@ func (r *Receiver) Taken(now time.Time, ref DeliveryRef) Ready {
 		r.pumpOrdered(now, g)
 	}
 	if r.cfg.AckOnDelivery && g.flags.AckRequested {
-		if _, faulted := g.faults[n]; !faulted {
+		if _, faulted := g.faultMap()[n]; !faulted {
 			r.asyncReply(now, g, replyItem{groupID: g.id.GroupID, sequence: !g.singleton, from: n, to: n}, d.expiry)
 		}
 	}
@@ -107,11 +107,11 @@ func (r *Receiver) Taken(now time.Time, ref DeliveryRef) Ready {
 func (r *Receiver) asyncReply(now time.Time, g *gstate, it replyItem, expiry time.Time) {
 	switch g.pattern {
 	case group.ReplyResponse:
-		if added, err := g.acks.Add(it.from); err == nil && added {
+		if added, err := g.more().acks.Add(it.from); err == nil && added {
 			r.putFault(g, it.from, faultRec{}) // code 0: a pending ack
 		}
 	case group.ReplyCallback:
-		r.callback(now, g.replyTo, it, expiry)
+		r.callback(now, g.replyURL(), it, expiry)
 	}
 }
 
@@ -169,9 +169,9 @@ func (r *Receiver) discardUntil(now time.Time, g *gstate, n uint64, until time.T
 		switch g.pattern {
 		case group.ReplyResponse:
 			fr.reported = false // D13: carried by the next Response of the group
-			g.unreported++
+			g.more().unreported++
 		case group.ReplyCallback:
-			r.callbackUntil(g.replyTo, it, until)
+			r.callbackUntil(g.replyURL(), it, until)
 		}
 	}
 	g.putFault(n, fr)

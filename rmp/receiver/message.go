@@ -68,7 +68,7 @@ func (r *Receiver) singletonMsg(now time.Time, m *Message) {
 		return
 	}
 	g.singleton = true
-	g.expiry = m.Expiry
+	g.setExpiry(m.Expiry)
 	g.received.Add(0) //nolint:errcheck // empty set
 	r.accept(now, m, g)
 }
@@ -216,8 +216,8 @@ func (r *Receiver) hold(now time.Time, m *Message, g *gstate) bool {
 		return false
 	}
 	g.buf.Push(group.Held[[]byte]{Number: m.Number, Expiry: m.Expiry, Bytes: size, Item: m.Payload})
-	if g.buf.Len() == 1 || m.Expiry.Before(g.heldMin) {
-		g.heldMin = m.Expiry
+	if g.buf.Len() == 1 || m.Expiry.Before(g.heldMinAt()) {
+		g.setHeldMin(m.Expiry)
 	}
 	r.heldCount++
 	r.heldBytes += size
@@ -228,7 +228,8 @@ func (r *Receiver) hold(now time.Time, m *Message, g *gstate) bool {
 
 // acceptedMeta records what an accepted message says about its group.
 func (r *Receiver) acceptedMeta(now time.Time, m *Message, g *gstate) {
-	g.pattern, g.replyTo = m.Pattern, m.ReplyTo
+	g.pattern = m.Pattern
+	g.setReplyTo(m.ReplyTo)
 	if g.singleton {
 		r.dirty(g)
 		return
@@ -281,7 +282,7 @@ func (r *Receiver) release(g *gstate) {
 
 func (r *Receiver) recomputeHeldMin(g *gstate) {
 	if at, ok := g.buf.EarliestExpiry(); ok {
-		g.heldMin = at
+		g.setHeldMin(at)
 	}
 }
 
@@ -292,7 +293,7 @@ func (r *Receiver) duplicate(now time.Time, m *Message, g *gstate, n uint64) {
 		g.lc.Observe(now, m.Expiry) // a copy is a message received (D21)
 		r.dirty(g)
 	}
-	fr, faulted := g.faults[n]
+	fr, faulted := g.faultMap()[n]
 	_, pending := g.pending[n]
 	held := g.buf != nil && g.buf.IsHeld(n)
 	// R46: without DuplicateElimination an unordered copy may be delivered
@@ -301,7 +302,7 @@ func (r *Receiver) duplicate(now time.Time, m *Message, g *gstate, n uint64) {
 		r.enqueue(g, n, m.Expiry, m.Payload)
 		r.emit(now, g, n)
 	}
-	if body, ok := g.responses[n]; ok && m.Pattern == group.ReplyResponse {
+	if body, ok := g.responseMap()[n]; ok && m.Pattern == group.ReplyResponse {
 		r.rd.Response = body // D18, R45
 	}
 	switch {
@@ -318,7 +319,7 @@ func (r *Receiver) ackable(g *gstate, n uint64) bool {
 	if !g.received.Contains(n) {
 		return false
 	}
-	if _, f := g.faults[n]; f {
+	if _, f := g.faultMap()[n]; f {
 		return false
 	}
 	if !r.cfg.AckOnDelivery {
@@ -362,20 +363,20 @@ func (r *Receiver) pendingFaults(m *Message, _ *gstate) {
 	}
 	for _, g := range f.gens {
 		r.pendingAcks(g)
-		if g.unreported == 0 {
+		if g.unreportedCount() == 0 {
 			continue
 		}
-		for _, n := range sortedKeys(g.faults) {
-			fr := g.faults[n]
+		for _, n := range sortedKeys(g.x.faults) {
+			fr := g.x.faults[n]
 			if fr.reported {
 				continue
 			}
 			r.reply.add(replyItem{groupID: g.id.GroupID, sequence: !g.singleton, from: n, to: n, code: fr.code})
 			fr.reported = true
-			g.faults[n] = fr
+			g.x.faults[n] = fr
 			r.putFault(g, n, fr)
 		}
-		g.unreported = 0
+		g.x.unreported = 0
 		r.touch(g)
 	}
 }
@@ -401,10 +402,10 @@ func (r *Receiver) refuse(now time.Time, m *Message, g *gstate, rf refusal) {
 
 // pendingAcks moves g's waiting acks into this request's Response.
 func (r *Receiver) pendingAcks(g *gstate) {
-	if g.acks.Empty() {
+	if !g.hasAcks() {
 		return
 	}
-	for run := range g.acks.Ranges() {
+	for run := range g.x.acks.Ranges() {
 		r.reply.add(replyItem{groupID: g.id.GroupID, sequence: !g.singleton, from: run.From, to: run.To})
 		for n := run.From; ; n++ {
 			r.del(r.key(g, group.KindReply, n))
@@ -413,6 +414,6 @@ func (r *Receiver) pendingAcks(g *gstate) {
 			}
 		}
 	}
-	g.acks = group.SeqSet{}
+	g.x.acks = group.SeqSet{}
 	r.touch(g)
 }

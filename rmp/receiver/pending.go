@@ -42,19 +42,3 @@ func (r *Receiver) removePending(g *gstate, n uint64) {
 	}
 	g.pending, g.bigPending = nil, false
 }
-
-// putFault records n's fault status in g, making the map on first use.
-func (g *gstate) putFault(n uint64, fr faultRec) {
-	if g.faults == nil {
-		g.faults = make(map[uint64]faultRec, 1)
-	}
-	g.faults[n] = fr
-}
-
-// putResponse caches n's business response in g (D18).
-func (g *gstate) putResponse(n uint64, body []byte) {
-	if g.responses == nil {
-		g.responses = make(map[uint64][]byte, 1)
-	}
-	g.responses[n] = body
-}

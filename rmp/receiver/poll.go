@@ -84,7 +84,7 @@ func (r *Receiver) pollGroup(b *replyBuilder, g *gstate, ref PollRef) {
 		if len(ref.Ranges) > 0 {
 			return // numbers of a group that is a singleton: unknown (R78)
 		}
-		if fr, ok := g.faults[0]; ok {
+		if fr, ok := g.faultMap()[0]; ok {
 			b.add(replyItem{groupID: g.id.GroupID, code: fr.code})
 		} else if r.ackable(g, 0) {
 			b.add(replyItem{groupID: g.id.GroupID})
@@ -106,7 +106,7 @@ func (r *Receiver) pollGroup(b *replyBuilder, g *gstate, ref PollRef) {
 			if !q.Contains(n) {
 				continue
 			}
-			if fr, ok := g.faults[n]; ok {
+			if fr, ok := g.faultMap()[n]; ok {
 				b.add(replyItem{groupID: g.id.GroupID, sequence: true, from: n, to: n, code: fr.code})
 			}
 		}
@@ -127,7 +127,7 @@ func (r *Receiver) pollGroup(b *replyBuilder, g *gstate, ref PollRef) {
 // faulted, and under AckOnDelivery held or pending (D8).
 func (r *Receiver) unacked(g *gstate) []uint64 {
 	var s group.SeqSet
-	for n := range g.faults {
+	for n := range g.faultMap() {
 		s.Add(n) //nolint:errcheck // no limit
 	}
 	if r.cfg.AckOnDelivery {

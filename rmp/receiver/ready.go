@@ -33,9 +33,10 @@ func (r *Receiver) finish(now time.Time) Ready {
 			r.arena = encodeMeta(r.arena, g)
 			r.put(r.key(g, group.KindMeta, 0), r.arena[start:])
 		}
+		stored := indexedDeadline(g) // what the store indexes (gstate.deadline)
 		r.schedule(g)
-		if at := indexedDeadline(g); !at.Equal(g.persistedDeadline) {
-			g.persistedDeadline = at
+		g.trimExtra()
+		if at := indexedDeadline(g); !at.Equal(stored) {
 			r.rd.Persist = append(r.rd.Persist, group.Mutation{Op: group.OpSetDeadline, Key: r.key(g, group.KindMeta, 0), At: at})
 		}
 	}

@@ -73,7 +73,7 @@ func (r *Receiver) recoverRecord(cur **gstate, k group.Key, v []byte) error {
 		if err := decodeMeta(v, g); err != nil {
 			return err
 		}
-		if g.singleton && g.expiry.IsZero() {
+		if g.singleton && g.expiryAt().IsZero() {
 			return fmt.Errorf("%w: singleton without expiry", ErrCorrupt)
 		}
 		r.addState(g)
@@ -121,12 +121,12 @@ func (r *Receiver) recoverRecord(cur **gstate, k group.Key, v []byte) error {
 			return err
 		}
 		if fr.code == 0 {
-			g.acks.Add(n) //nolint:errcheck // no limit
+			g.more().acks.Add(n) //nolint:errcheck // no limit
 			return nil
 		}
 		g.putFault(n, fr)
 		if !fr.reported {
-			g.unreported++
+			g.more().unreported++
 		}
 	case kindHandoffRetry:
 		attempts, at, err := decodeHandoffRetry(v)
@@ -173,7 +173,7 @@ func (r *Receiver) finishRecovered(g *gstate) error {
 		g.lc.Complete = g.received.ContainsAll(g.lc.Last)
 	}
 	g.received.SetMaxRanges(r.cfg.MaxRangesPerGroup)
-	r.schedule(g)
-	g.persistedDeadline = indexedDeadline(g) // the store indexed it before the restart
+	r.schedule(g) // the store indexed this deadline before the restart
+	g.trimExtra()
 	return nil
 }

@@ -32,20 +32,13 @@ type faultRec struct {
 	reported bool
 }
 
-// gstate is the state of one group generation.
+// gstate is the state of one group generation. Its size is a goal (≤ 512 B
+// per idle open group with everything it owns, see BENCHMARKS.md): fields
+// most groups never set live in x (extra.go); keep the rest in this order,
+// which leaves no padding.
 type gstate struct {
-	id        group.ID
-	singleton bool
-	flags     group.Flags
-	pattern   group.ReplyPattern
-	replyTo   string
-	// expiry is a singleton's ExpiryTime.
-	expiry time.Time
-	lc     group.Lifecycle
-	// plainZero: number 0 arrived without timing attributes, so the group
-	// has none (A6).
-	plainZero bool
-
+	id group.ID
+	lc group.Lifecycle
 	// received holds every accepted number: held, pending, taken or
 	// discarded (D17, D24). Singletons hold {0}.
 	received group.SeqSet
@@ -55,31 +48,30 @@ type gstate struct {
 	// buf is the ordering buffer of an ordered group (nil otherwise); its
 	// Next is the next number to accept in order.
 	buf *group.OrderBuffer[[]byte]
-	// heldMin is the earliest ExpiryTime in buf (valid when buf.Len() > 0).
-	heldMin time.Time
-	// pending: accepted, not yet taken. In an ordered group its numbers are
-	// exactly nextTake..buf.Next()-1.
+	// pending: accepted, not yet taken; nil when empty (pending.go). In an
+	// ordered group its numbers are exactly nextTake..buf.Next()-1.
 	pending map[uint64]delivery
-	// bigPending: pending held more than pendingSmall entries since it was
-	// taken, so it is not reused once empty.
-	bigPending bool
 	// nextTake is an ordered group's next number to hand to the consumer.
 	nextTake uint64
-	faults   map[uint64]faultRec
-	// unreported counts faults with reported false.
-	unreported int
-	// acks are numbers taken under AckOnDelivery with the Response pattern
-	// and AckRequested: no HTTP exchange was open at Taken, so each ack
-	// waits for the next Response to a message of this GroupId (D8, D13).
-	// Persisted as KindReply records with code 0.
-	acks      group.SeqSet
-	responses map[uint64][]byte
-
-	// deadline is the next instant Tick has work for this group.
-	deadline, persistedDeadline time.Time
-	hasDeadline                 bool
-	heapIdx                     int
-	metaDirty, touched, removed bool
+	// x holds what few groups need; nil when all of it is zero.
+	x *gextra
+	// deadline is the next instant Tick has work for this group (valid when
+	// hasDeadline). Between calls the store indexes indexedDeadline(g):
+	// finish persists every change (ready.go).
+	deadline time.Time
+	// heapIdx is g's index in Receiver.heap, -1 when not scheduled.
+	heapIdx int32
+	flags   group.Flags
+	pattern group.ReplyPattern
+	// singleton: a message without SequenceNum (D1).
+	singleton bool
+	// plainZero: number 0 arrived without timing attributes, so the group
+	// has none (A6).
+	plainZero bool
+	// bigPending: pending held more than pendingSmall entries since it was
+	// taken, so it is not reused once empty.
+	bigPending                               bool
+	hasDeadline, metaDirty, touched, removed bool
 }
 
 func (g *gstate) ordered() bool { return g.flags.MessageOrder && !g.singleton }
@@ -117,11 +109,11 @@ func (h deadlineHeap) Len() int           { return len(h) }
 func (h deadlineHeap) Less(i, j int) bool { return h[i].deadline.Before(h[j].deadline) }
 func (h deadlineHeap) Swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
-	h[i].heapIdx, h[j].heapIdx = i, j
+	h[i].heapIdx, h[j].heapIdx = int32(i), int32(j)
 }
 func (h *deadlineHeap) Push(x any) {
 	g := x.(*gstate)
-	g.heapIdx = len(*h)
+	g.heapIdx = int32(len(*h))
 	*h = append(*h, g)
 }
 func (h *deadlineHeap) Pop() any {
@@ -189,7 +181,7 @@ func (r *Receiver) addState(g *gstate) {
 func (r *Receiver) dropState(g *gstate) {
 	g.removed = true
 	if g.heapIdx >= 0 {
-		heap.Remove(&r.heap, g.heapIdx)
+		heap.Remove(&r.heap, int(g.heapIdx))
 	}
 	if g.buf != nil {
 		r.heldCount -= g.buf.Len()
@@ -226,9 +218,9 @@ func (r *Receiver) schedule(g *gstate) {
 	case ok && g.heapIdx < 0:
 		heap.Push(&r.heap, g)
 	case ok:
-		heap.Fix(&r.heap, g.heapIdx)
+		heap.Fix(&r.heap, int(g.heapIdx))
 	case g.heapIdx >= 0:
-		heap.Remove(&r.heap, g.heapIdx)
+		heap.Remove(&r.heap, int(g.heapIdx))
 	}
 }
 
@@ -239,7 +231,7 @@ func (r *Receiver) groupDeadline(g *gstate) (time.Time, bool) {
 		if len(g.pending) == 0 {
 			d.offer(r.singletonRemoveAt(g))
 		} else {
-			d.offer(group.PassDeadline(g.expiry))
+			d.offer(group.PassDeadline(g.expiryAt()))
 		}
 	} else {
 		g.lc.Blocked = g.ordered() && g.buf.Len() > 0
@@ -251,7 +243,7 @@ func (r *Receiver) groupDeadline(g *gstate) (time.Time, bool) {
 			d.offer(at)
 		}
 		if g.buf != nil && g.buf.Len() > 0 {
-			d.offer(group.PassDeadline(g.heldMin))
+			d.offer(group.PassDeadline(g.heldMinAt()))
 		}
 	}
 	for n, p := range g.pending {

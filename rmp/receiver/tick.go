@@ -50,7 +50,7 @@ func (r *Receiver) advanceGroup(now time.Time, g *gstate) {
 	}
 	if g.singleton {
 		r.expireUnordered(now, g)
-		if group.Passed(g.expiry, now) && len(g.pending) == 0 && !r.keepsPollFaults(g, now) {
+		if group.Passed(g.expiryAt(), now) && len(g.pending) == 0 && !r.keepsPollFaults(g, now) {
 			rule := group.RuleSingleton // D17
 			if g.deleted() {
 				rule = group.RuleDeleted
@@ -94,7 +94,7 @@ func (r *Receiver) removeAt(g *gstate) (time.Time, bool) {
 	if !g.lc.Terminated || len(g.pending) > 0 {
 		return time.Time{}, false
 	}
-	if (g.unreported > 0 || pollFaults(g)) && !g.deleted() {
+	if (g.unreportedCount() > 0 || pollFaults(g)) && !g.deleted() {
 		// A deleted generation keeps its faults only until RemoveAt
 		// (gateway notes: the latest ExpiryTime of what Abort discarded).
 		return g.lc.RemoveAt.Add(r.cfg.FaultRetention), true
@@ -133,7 +133,7 @@ func (r *Receiver) expireOrdered(now time.Time, g *gstate) {
 			break
 		}
 	}
-	heldExpired := g.buf.Len() > 0 && group.Passed(g.heldMin, now)
+	heldExpired := g.buf.Len() > 0 && group.Passed(g.heldMinAt(), now)
 	if !found && !heldExpired {
 		return
 	}
@@ -180,14 +180,14 @@ func (r *Receiver) remove(g *gstate, rule group.Rule) {
 // after the group's state would otherwise go (D13: "for as long as the
 // group's state exists"; the sender asks until its LateFaultGrace ends).
 func pollFaults(g *gstate) bool {
-	return g.pattern == group.ReplyPoll && g.flags.AckRequested && len(g.faults) > 0
+	return g.pattern == group.ReplyPoll && g.flags.AckRequested && len(g.faultMap()) > 0
 }
 
 // singletonRemoveAt is when singleton g may be removed: once its
 // ExpiryTime has passed (D17), later by FaultRetention when a Poll-pattern
 // fault is waiting to be polled (D13).
 func (r *Receiver) singletonRemoveAt(g *gstate) time.Time {
-	at := group.PassDeadline(g.expiry)
+	at := group.PassDeadline(g.expiryAt())
 	if pollFaults(g) && !g.deleted() {
 		at = at.Add(r.cfg.FaultRetention)
 	}
