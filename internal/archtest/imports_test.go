@@ -119,6 +119,8 @@ var importers = map[string][]string{
 	"github.com/cockroachdb/pebble": {"store/pebblestore"},
 	"github.com/benbjohnson/clock":  {"rmp"},
 	"github.com/beevik/etree":       {"soap"},
+	// etcd (client, embedded server for tests) stays behind the shared store.
+	"go.etcd.io/": {"store/etcdstore", "store/etcdstore/etcdtest"},
 }
 
 var productionOnly = map[string]bool{"github.com/beevik/etree": true}
