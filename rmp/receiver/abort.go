@@ -40,7 +40,7 @@ func (r *Receiver) abortGeneration(now time.Time, g *gstate) {
 	// among them (gateway notes), so compute it first.
 	var until time.Time
 	var held []group.Held[[]byte]
-	if g.buf != nil && g.buf.Len() > 0 {
+	if g.buf.Len() > 0 {
 		r.heldCount -= g.buf.Len()
 		r.heldBytes -= g.buf.Bytes()
 		held = g.buf.Drain(nil)

@@ -177,7 +177,7 @@ func encodeMeta(b []byte, g *gstate) []byte {
 	e.u(uint64(l.Rule))
 	e.time(l.RemoveAt)
 	next, more := uint64(0), true
-	if g.buf != nil {
+	if g.ordered() {
 		next, more = g.buf.Next()
 	}
 	e.u(next)
@@ -227,11 +227,10 @@ func decodeMeta(v []byte, g *gstate) error {
 	next := d.u()
 	more := d.bool()
 	if g.flags.MessageOrder && !g.singleton {
-		g.buf = group.NewOrderBuffer[[]byte](next)
+		g.buf.reset(next, false)
 		if !more {
 			// Replay the exhausting advance (D2: nothing after MaxUint64).
-			g.buf = group.NewOrderBuffer[[]byte](^uint64(0))
-			g.buf.Advance()
+			g.buf.reset(^uint64(0), true)
 		}
 	}
 	return d.end()

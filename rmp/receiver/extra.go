@@ -27,6 +27,10 @@ type gextra struct {
 	// Persisted as KindReply records with code 0.
 	acks      group.SeqSet
 	responses map[uint64][]byte
+	// segs are the persisted KindReceived records (From → To) of a
+	// sequenced group when they are not exactly received's single run; nil
+	// means they are (segs.go).
+	segs []group.Range
 }
 
 // more returns g's extra state, making it on first use.
@@ -43,11 +47,11 @@ func (g *gstate) trimExtra() {
 	if x == nil {
 		return
 	}
-	if g.buf == nil || g.buf.Len() == 0 {
+	if g.buf.Len() == 0 {
 		x.heldMin = time.Time{}
 	}
 	if x.replyTo == "" && x.expiry.IsZero() && x.heldMin.IsZero() && len(x.faults) == 0 &&
-		x.unreported == 0 && x.acks.Empty() && len(x.responses) == 0 {
+		x.unreported == 0 && x.acks.Empty() && len(x.responses) == 0 && x.segs == nil {
 		g.x = nil
 	}
 }
@@ -130,6 +134,14 @@ func (g *gstate) putResponse(n uint64, body []byte) {
 		x.responses = make(map[uint64][]byte, 1)
 	}
 	x.responses[n] = body
+}
+
+// segList is g's explicit received segments; nil when they are implicit.
+func (g *gstate) segList() []group.Range {
+	if g.x == nil {
+		return nil
+	}
+	return g.x.segs
 }
 
 // hasAcks reports whether acks wait for a Response (D13).

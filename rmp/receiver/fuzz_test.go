@@ -111,7 +111,7 @@ func fuzzOne(t *testing.T, prog []byte) {
 			}
 			for _, fam := range h.r.groups {
 				for _, g := range fam.gens {
-					if g.buf != nil && g.buf.Len() > cfg.MaxHeldPerGroup {
+					if g.buf.Len() > cfg.MaxHeldPerGroup {
 						t.Fatalf("group held %d over the limit", g.buf.Len())
 					}
 				}

@@ -65,9 +65,7 @@ func (r *Receiver) info(g *gstate) GroupInfo {
 		gi.Ranges = g.received.AppendRanges(nil)
 		gi.LastNumber, gi.HasLast = g.lc.Last, g.lc.HasLast
 	}
-	if g.buf != nil {
-		gi.Held += g.buf.Len()
-	}
+	gi.Held += g.buf.Len() // 0 unless ordered
 	if !gi.HasDeadline {
 		gi.NextDeadline = time.Time{}
 	}

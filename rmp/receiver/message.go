@@ -126,7 +126,7 @@ func (r *Receiver) open(now time.Time, m *Message, f *family) *gstate {
 	g.flags = m.Flags
 	g.lc.Ordered = m.Flags.MessageOrder
 	if m.HasNumber && m.Flags.MessageOrder {
-		g.buf = group.NewOrderBuffer[[]byte](0)
+		g.buf.reset(0, false)
 	}
 	r.addState(g)
 	r.dirty(g)
@@ -295,7 +295,7 @@ func (r *Receiver) duplicate(now time.Time, m *Message, g *gstate, n uint64) {
 	}
 	fr, faulted := g.faultMap()[n]
 	_, pending := g.pending[n]
-	held := g.buf != nil && g.buf.IsHeld(n)
+	held := g.buf.IsHeld(n)
 	// R46: without DuplicateElimination an unordered copy may be delivered
 	// again; never in an ordered group (D19, A10).
 	if !faulted && !pending && !held && !g.flags.DuplicateElimination && !g.ordered() {
@@ -326,7 +326,7 @@ func (r *Receiver) ackable(g *gstate, n uint64) bool {
 		return true
 	}
 	_, pending := g.pending[n]
-	return !pending && !(g.buf != nil && g.buf.IsHeld(n))
+	return !pending && !g.buf.IsHeld(n)
 }
 
 // ack acknowledges n of g through m's reply pattern when AckRequested

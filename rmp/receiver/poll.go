@@ -134,7 +134,7 @@ func (r *Receiver) unacked(g *gstate) []uint64 {
 		for n := range g.pending {
 			s.Add(n) //nolint:errcheck
 		}
-		if g.buf != nil {
+		if g.buf.Len() > 0 {
 			for run := range g.buf.Numbers().Ranges() {
 				for n := run.From; ; n++ {
 					s.Add(n) //nolint:errcheck

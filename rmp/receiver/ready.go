@@ -110,39 +110,8 @@ func (r *Receiver) putFault(g *gstate, n uint64, f faultRec) {
 	r.put(r.key(g, group.KindReply, n), r.arena[start:])
 }
 
-// addReceived adds n to g's received set and persists the delta: the tail
-// segment grows by one in order, anything else starts a segment; segments
-// are compacted into the set's runs when they outnumber them.
-func (r *Receiver) addReceived(g *gstate, n uint64) error {
-	if _, err := g.received.Add(n); err != nil {
-		return err
-	}
-	if k := len(g.segs); k > 0 && g.segs[k-1].To+1 == n && n != 0 {
-		g.segs[k-1].To = n
-		r.putSeg(g, g.segs[k-1])
-		return nil
-	}
-	g.segs = append(g.segs, group.Range{From: n, To: n})
-	r.putSeg(g, g.segs[len(g.segs)-1])
-	if len(g.segs) > 2*g.received.RangeCount()+16 {
-		r.compactSegs(g)
-	}
-	return nil
-}
-
 func (r *Receiver) putSeg(g *gstate, s group.Range) {
 	start := len(r.arena)
 	r.arena = encodeSeg(r.arena, s.To)
 	r.put(r.key(g, group.KindReceived, s.From), r.arena[start:])
-}
-
-// compactSegs rewrites g's segments as the received set's runs.
-func (r *Receiver) compactSegs(g *gstate) {
-	for _, s := range g.segs {
-		r.del(r.key(g, group.KindReceived, s.From))
-	}
-	g.segs = g.received.AppendRanges(g.segs[:0])
-	for _, s := range g.segs {
-		r.putSeg(g, s)
-	}
 }

@@ -94,13 +94,13 @@ func (r *Receiver) recoverRecord(cur **gstate, k group.Key, v []byte) error {
 		if err := addSeg(&g.received, s); err != nil {
 			return err
 		}
-		g.segs = append(g.segs, s)
+		g.more().segs = append(g.more().segs, s)
 	case group.KindHeld:
 		expiry, payload, err := decodeMsg(v)
 		if err != nil {
 			return err
 		}
-		if g.buf == nil || !g.buf.Push(group.Held[[]byte]{Number: n, Expiry: expiry, Bytes: len(payload), Item: payload}) {
+		if !g.ordered() || !g.buf.Push(group.Held[[]byte]{Number: n, Expiry: expiry, Bytes: len(payload), Item: payload}) {
 			return fmt.Errorf("%w: held message", ErrCorrupt)
 		}
 		r.heldCount++
@@ -172,6 +172,7 @@ func (r *Receiver) finishRecovered(g *gstate) error {
 	if g.lc.HasLast {
 		g.lc.Complete = g.received.ContainsAll(g.lc.Last)
 	}
+	implicitSegs(g)
 	g.received.SetMaxRanges(r.cfg.MaxRangesPerGroup)
 	r.schedule(g) // the store indexed this deadline before the restart
 	g.trimExtra()

@@ -42,12 +42,9 @@ type gstate struct {
 	// received holds every accepted number: held, pending, taken or
 	// discarded (D17, D24). Singletons hold {0}.
 	received group.SeqSet
-	// segs are the persisted KindReceived records (From → To); their union
-	// is received. The last one is extended by in-order numbers.
-	segs []group.Range
-	// buf is the ordering buffer of an ordered group (nil otherwise); its
-	// Next is the next number to accept in order.
-	buf *group.OrderBuffer[[]byte]
+	// buf is the ordering buffer of an ordered group (unused otherwise);
+	// its Next is the next number to accept in order.
+	buf orderBuf
 	// pending: accepted, not yet taken; nil when empty (pending.go). In an
 	// ordered group its numbers are exactly nextTake..buf.Next()-1.
 	pending map[uint64]delivery
@@ -183,10 +180,8 @@ func (r *Receiver) dropState(g *gstate) {
 	if g.heapIdx >= 0 {
 		heap.Remove(&r.heap, int(g.heapIdx))
 	}
-	if g.buf != nil {
-		r.heldCount -= g.buf.Len()
-		r.heldBytes -= g.buf.Bytes()
-	}
+	r.heldCount -= g.buf.Len() // 0 unless ordered
+	r.heldBytes -= g.buf.Bytes()
 	f := r.groups[g.id.GroupID]
 	if f != nil {
 		f.gens = slices.DeleteFunc(f.gens, func(x *gstate) bool { return x == g })
@@ -242,7 +237,7 @@ func (r *Receiver) groupDeadline(g *gstate) (time.Time, bool) {
 		} else if at, ok := g.lc.ReceiverDeadline(); ok {
 			d.offer(at)
 		}
-		if g.buf != nil && g.buf.Len() > 0 {
+		if g.buf.Len() > 0 {
 			d.offer(group.PassDeadline(g.heldMinAt()))
 		}
 	}

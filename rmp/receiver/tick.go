@@ -157,7 +157,7 @@ func (r *Receiver) expireOrdered(now time.Time, g *gstate) {
 
 // discardHeld empties g's ordering buffer, reporting each message (D14).
 func (r *Receiver) discardHeld(now time.Time, g *gstate, label string) {
-	if g.buf == nil || g.buf.Len() == 0 {
+	if g.buf.Len() == 0 {
 		return
 	}
 	r.heldCount -= g.buf.Len()

@@ -37,7 +37,8 @@ func TestConfigRefusesNegativeLimits(t *testing.T) {
 
 func TestMetaRoundTrip(t *testing.T) {
 	g := &gstate{singleton: false, flags: group.Flags{AckRequested: true, MessageOrder: true}, pattern: group.ReplyCallback,
-		plainZero: true, buf: group.NewOrderBuffer[[]byte](7)}
+		plainZero: true}
+	g.buf.reset(7, false)
 	g.setReplyTo("http://a/cb")
 	g.lc = group.Lifecycle{Timing: group.Timing{Expiry: t0, MaxIdle: group.Fixed(time.Minute), HasMaxIdle: true},
 		LastActivity: t0.Add(time.Second), MaxExpiry: t0.Add(time.Hour), HasLast: true, Last: 9,
