@@ -94,6 +94,8 @@ type harness struct {
 	inflight       []DeliveryRef
 	// onReady, when set, sees every Ready before it is applied.
 	onReady func(Ready)
+	// restarted: h.r came from Recover (checkCompact).
+	restarted bool
 }
 
 func newHarness(t testing.TB, cfg Config) *harness {
@@ -120,6 +122,7 @@ func (h *harness) restart() {
 		h.t.Fatalf("recover: %v", err)
 	}
 	h.r = r
+	h.restarted = true
 	h.inflight = nil // the consumer lost them with the crash
 }
 
@@ -148,6 +151,7 @@ func (h *harness) process(rd Ready) {
 		h.onReady(rd)
 	}
 	h.st.apply(rd.Persist)
+	h.checkCompact()
 	var lines []string
 	for _, d := range rd.Deliver {
 		lines = append(lines, "deliver "+refStr(d.Ref))
