@@ -39,6 +39,10 @@ func (s *Store) Apply(batch []group.Mutation) error {
 		return err
 	}
 	keys := kvplan.LockKeys(batch)
+	if need := len(keys) + s.fenceCmps(); need > s.maxOps { // one comparison per deadline read, plus the fence
+		return fmt.Errorf("%w: batch of %d mutations needs %d comparisons, over MaxTxnOps %d (etcd --max-txn-ops); raise both together",
+			store.ErrInvalid, len(batch), need, s.maxOps)
+	}
 	s.locks.Lock(keys)
 	defer s.locks.Unlock(keys)
 	for range maxConflictRetries {
@@ -133,6 +137,9 @@ func (s *Store) readEntries(keys []string) (map[string]entry, error) {
 	defer cancel()
 	resp, err := s.kv.Txn(ctx).Then(gets...).Commit()
 	if err != nil {
+		if refusedBeforeProposal(err) {
+			return nil, fmt.Errorf("%w: etcd refused reading %d deadline entries: %w", store.ErrInvalid, len(keys), err)
+		}
 		return nil, fmt.Errorf("etcdstore: read deadline entries: %w", err)
 	}
 	for i, k := range keys {
@@ -149,13 +156,30 @@ func (s *Store) readEntries(keys []string) (map[string]entry, error) {
 // proposing is definite (nothing applied, the store stays usable); any
 // other failure leaves the outcome unknown and stops the store.
 func (s *Store) commitErr(err error) error {
-	for _, definite := range []error{rpctypes.ErrTooManyOps, rpctypes.ErrRequestTooLarge, rpctypes.ErrDuplicateKey, rpctypes.ErrEmptyKey} {
-		if errors.Is(err, definite) {
-			return fmt.Errorf("%w: etcd refused the transaction: %w", store.ErrInvalid, err)
-		}
+	if refusedBeforeProposal(err) {
+		return fmt.Errorf("%w: etcd refused the transaction: %w", store.ErrInvalid, err)
 	}
 	if errors.Is(err, rpctypes.ErrNoSpace) {
 		return fmt.Errorf("etcdstore: etcd refused the transaction (raise --quota-backend-bytes or compact): %w", err)
 	}
 	return s.fail(err)
+}
+
+// refusedBeforeProposal reports whether etcd refused a request while
+// validating it, before raft saw it.
+func refusedBeforeProposal(err error) bool {
+	for _, definite := range []error{rpctypes.ErrTooManyOps, rpctypes.ErrRequestTooLarge, rpctypes.ErrDuplicateKey, rpctypes.ErrEmptyKey} {
+		if errors.Is(err, definite) {
+			return true
+		}
+	}
+	return false
+}
+
+// fenceCmps is the number of comparisons the fence adds to a transaction.
+func (s *Store) fenceCmps() int {
+	if s.fence != nil {
+		return 1
+	}
+	return 0
 }

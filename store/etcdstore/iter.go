@@ -73,6 +73,9 @@ func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
 		iterate(s, yield, func() error {
 			return s.walk(string(lo), string(hi), false, func(kvs []*mvccpb.KeyValue) (string, bool, error) {
 				for _, kv := range kvs {
+					if s.shared.closing.Load() {
+						return "", false, store.ErrClosed
+					}
 					k, err := store.DecodeKey(kv.Key)
 					if err != nil {
 						return "", false, err
@@ -101,6 +104,9 @@ func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
 			return s.walk(string(lo), string(hi), true, func(kvs []*mvccpb.KeyValue) (string, bool, error) {
 				var last group.ID
 				for i, kv := range kvs {
+					if s.shared.closing.Load() {
+						return "", false, store.ErrClosed
+					}
 					k, err := store.DecodeKey(kv.Key)
 					if err != nil {
 						return "", false, err
@@ -133,6 +139,9 @@ func (s *Store) DueBefore(upTo time.Time) iter.Seq2[store.Deadline, error] {
 			}
 			return s.walk(string(lo), string(hi), true, func(kvs []*mvccpb.KeyValue) (string, bool, error) {
 				for _, kv := range kvs {
+					if s.shared.closing.Load() {
+						return "", false, store.ErrClosed
+					}
 					d, err := store.DecodeDeadlineKey(kv.Key)
 					if err != nil {
 						return "", false, err

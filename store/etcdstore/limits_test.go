@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/store"
@@ -71,6 +72,14 @@ func TestClusterRefusalIsDefinite(t *testing.T) {
 		if err := s.Apply(c.batch); !errors.Is(err, store.ErrInvalid) {
 			t.Fatalf("%s: Apply = %v; want ErrInvalid", c.name, err)
 		}
+	}
+	deadlines := make([]group.Mutation, 200) // 200 deadline reads: one over the cluster's limit
+	for i := range deadlines {
+		deadlines[i] = group.Mutation{Op: group.OpSetDeadline, At: time.Unix(1, 0),
+			Key: group.Key{Role: group.RoleReceiver, GroupID: "dl", Generation: uint64(i + 1)}}
+	}
+	if err := s.Apply(deadlines); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("200 deadline reads: Apply = %v; want ErrInvalid", err)
 	}
 	if n := count(t, s, "ops") + count(t, s, "big"); n != 0 {
 		t.Fatalf("refused batches left %d records", n)
