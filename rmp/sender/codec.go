@@ -214,7 +214,7 @@ func decodeInstance(b []byte) (instanceRec, error) {
 // encodeMeta writes a group's KindMeta record: identity, parameters,
 // counters and lifecycle (digest §10 sender item 2).
 func encodeMeta(g *groupState) []byte {
-	e := enc{b: make([]byte, 0, 128+len(g.id)+len(g.key)+len(g.to)+len(g.replyTo))}
+	e := enc{b: make([]byte, 0, 128+len(g.id)+len(g.key)+len(g.to)+len(g.replyURL()))}
 	e.byte(metaV1)
 	e.str(g.id)
 	e.u(g.seq)
@@ -233,7 +233,7 @@ func encodeMeta(g *groupState) []byte {
 	}
 	e.byte(f)
 	e.byte(byte(g.pattern))
-	e.str(g.replyTo)
+	e.str(g.replyURL())
 	l := &g.life
 	e.time(l.Timing.Expiry)
 	e.bool(l.Timing.HasMaxIdle)
@@ -248,10 +248,10 @@ func encodeMeta(g *groupState) []byte {
 	e.bool(l.Terminated)
 	e.time(l.TerminatedAt)
 	e.byte(byte(l.Rule))
-	e.time(g.removeAt)
+	e.time(g.removeAtTime())
 	e.time(g.ackedMaxExpiry)
-	late := make([]uint64, 0, len(g.lateFailed))
-	for n := range g.lateFailed {
+	late := make([]uint64, 0, len(g.lateFailedSet()))
+	for n := range g.lateFailedSet() {
 		late = append(late, n)
 	}
 	slices.Sort(late)
@@ -265,7 +265,7 @@ func encodeMeta(g *groupState) []byte {
 func decodeMeta(b []byte) (*groupState, error) {
 	d := dec{b: b}
 	d.version(metaV1, "group meta")
-	g := &groupState{pending: make(map[uint64]*message), acked: &runSet{}, lateFailed: make(map[uint64]struct{})}
+	g := &groupState{}
 	g.id = d.str()
 	g.seq = d.u()
 	g.key = d.str()
@@ -280,7 +280,7 @@ func decodeMeta(b []byte) (*groupState, error) {
 	if g.pattern.String() == "" {
 		d.fail("bad reply pattern")
 	}
-	g.replyTo = d.str()
+	g.setReplyTo(d.str())
 	l := &g.life
 	l.Timing.Expiry = d.time()
 	l.Timing.HasMaxIdle = d.bool()
@@ -299,8 +299,8 @@ func decodeMeta(b []byte) (*groupState, error) {
 	if l.Rule > group.RuleSingleton {
 		d.fail("bad rule")
 	}
-	g.removeAt = d.time()
-	l.RemoveAt = g.removeAt
+	g.setRemoveAt(d.time())
+	l.RemoveAt = g.removeAtTime()
 	g.ackedMaxExpiry = d.time()
 	n := d.u()
 	if n > uint64(len(d.b)) { // each number takes at least one byte
@@ -313,7 +313,7 @@ func decodeMeta(b []byte) (*groupState, error) {
 			d.fail("unsorted late-failed numbers")
 		}
 		prev = x
-		g.lateFailed[x] = struct{}{}
+		g.addLateFailed(x)
 	}
 	if err := d.end("group meta"); err != nil {
 		return nil, err

@@ -11,7 +11,7 @@ import (
 // so the bytes themselves need not be canonical).
 func FuzzDecode(f *testing.F) {
 	f.Add(uint8(0), encodeOutbound(&message{expiry: t0, payload: []byte("p")}))
-	g := &groupState{id: "g", acked: &runSet{}, lateFailed: map[uint64]struct{}{1: {}}, pattern: group.ReplyPoll}
+	g := &groupState{id: "g", x: &gextra{lateFailed: map[uint64]struct{}{1: {}}}, pattern: group.ReplyPoll}
 	f.Add(uint8(1), encodeMeta(g))
 	f.Add(uint8(2), encodeOutcome(&outboxEntry{o: Outcome{Kind: Acknowledged}}))
 	f.Add(uint8(3), encodeRun(group.Range{To: 5}))

@@ -127,10 +127,10 @@ func (s *Sender) afterTerminate(now time.Time, g *groupState) {
 		s.release(m)
 		s.emit(now, g, n, m.attempts, Failed, reason, 0, false)
 	}
-	g.removeAt = now
+	g.setRemoveAt(now)
 	if !g.acked.empty() && g.life.Rule != group.RuleDeleted {
 		if at := group.PassDeadline(addClamped(g.ackedMaxExpiry, s.cfg.LateFaultGrace)); at.After(now) {
-			g.removeAt = at
+			g.setRemoveAt(at)
 		}
 	}
 }
@@ -152,11 +152,11 @@ func (s *Sender) advance(now time.Time, g *groupState) {
 			s.afterTerminate(now, g)
 		}
 	}
-	if g.life.Terminated && len(g.pending) == 0 && !now.Before(g.removeAt) {
+	if g.life.Terminated && len(g.pending) == 0 && !now.Before(g.removeAtTime()) {
 		s.remove(now, g)
 		return
 	}
-	at, ok := g.removeAt, true
+	at, ok := g.removeAtTime(), true
 	if !g.life.Terminated {
 		at, ok = g.life.SenderDeadline()
 		if g.singleton {
@@ -218,7 +218,7 @@ func (s *Sender) Abort(now time.Time, groupID string) Ready {
 	s.runDue(now)
 	if g := s.groups[groupID]; g != nil && !g.removed {
 		if g.life.Terminated {
-			g.removeAt = now
+			g.setRemoveAt(now)
 			s.touch(g)
 		} else {
 			blocks := s.beginAbort(g)

@@ -134,7 +134,7 @@ func (s *Sender) load(k group.Key, v []byte, inst *instanceRec, cur **groupState
 		}
 		m.g, m.number, m.stored = g, k.Number, true
 		m.tm = timer{kind: timerMessage, idx: -1, m: m}
-		g.pending[m.number] = m
+		s.addPending(g, m)
 	default:
 		return corrupt("unexpected kind")
 	}
@@ -155,7 +155,7 @@ func (s *Sender) rebuild(g *groupState) {
 		s.scheduleMessage(m)
 	}
 	g.life.Complete = len(g.pending) == 0
-	at, ok := g.removeAt, g.life.Terminated
+	at, ok := g.removeAtTime(), g.life.Terminated
 	if !ok {
 		at, ok = g.life.SenderDeadline()
 		if g.singleton {

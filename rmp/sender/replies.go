@@ -81,7 +81,7 @@ func (s *Sender) applyRange(now time.Time, g *groupState, from, to uint64, code 
 		s.touch(g)
 	}
 	for _, n := range late {
-		g.lateFailed[n] = struct{}{}
+		g.addLateFailed(n)
 		s.emit(now, g, n, 0, Failed, ReasonFaultReceived, code, blocks)
 	}
 	if abort {
@@ -147,7 +147,7 @@ func (s *Sender) lateFaults(g *groupState, from, to uint64) []uint64 {
 			continue
 		}
 		for n := lo; ; n++ {
-			if _, done := g.lateFailed[n]; !done {
+			if _, done := g.lateFailedSet()[n]; !done {
 				ns = append(ns, n)
 			}
 			if n == hi {

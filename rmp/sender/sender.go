@@ -52,6 +52,8 @@ type Sender struct {
 	nextPoll     PollID
 	pending      int
 	pendingBytes int64
+	// pendFree are emptied pending maps kept for reuse (extra.go).
+	pendFree []map[uint64]*message
 	// replay: the next Ready re-emits the whole outbox (after Recover).
 	replay bool
 
@@ -98,7 +100,7 @@ func (s *Sender) Submit(now time.Time, sub Submission) (MessageRef, Ready, error
 	}
 	timing := sub.Timing
 	if g != nil {
-		if g.to != sub.To || g.flags != sub.Flags || g.pattern != sub.Pattern || g.replyTo != sub.ReplyTo || !sameTiming(g.life.Timing, sub.Timing) {
+		if g.to != sub.To || g.flags != sub.Flags || g.pattern != sub.Pattern || g.replyURL() != sub.ReplyTo || !sameTiming(g.life.Timing, sub.Timing) {
 			return MessageRef{}, Ready{}, fmt.Errorf("%w: key %q, group %s", ErrGroupParams, sub.GroupKey, g.id)
 		}
 		timing = g.life.Timing
@@ -130,7 +132,7 @@ func (s *Sender) Submit(now time.Time, sub Submission) (MessageRef, Ready, error
 	m.tm = timer{kind: timerMessage, idx: -1, m: m}
 	s.transmit(now, m)
 	if g.flags.AckRequested {
-		g.pending[n] = m
+		s.addPending(g, m)
 		s.hold(m)
 		s.joinPoll(now, g)
 		s.armRetry(now, m)
@@ -256,9 +258,9 @@ func (s *Sender) newGroup(now time.Time, sub *Submission) *groupState {
 	s.b.instanceDirty = true
 	g := &groupState{
 		id: s.groupIDFor(seq), seq: seq, key: sub.GroupKey, singleton: sub.GroupKey == "",
-		to: sub.To, flags: sub.Flags, pattern: sub.Pattern, replyTo: sub.ReplyTo,
-		pending: make(map[uint64]*message), acked: &runSet{}, lateFailed: make(map[uint64]struct{}),
+		to: sub.To, flags: sub.Flags, pattern: sub.Pattern,
 	}
+	g.setReplyTo(sub.ReplyTo)
 	g.life.Timing = sub.Timing
 	g.life.Ordered = sub.Flags.MessageOrder
 	g.tm = timer{kind: timerGroup, idx: -1, g: g}
@@ -277,7 +279,7 @@ func (s *Sender) transmit(now time.Time, m *message) {
 		Ref: g.ref(m.number), Attempt: m.attempts, To: g.to, Action: m.action,
 		Header: Header{
 			GroupID: g.id, Sequenced: !g.singleton, Number: m.number, Last: m.last && !g.singleton,
-			Expiry: m.expiry, Timing: g.life.Timing, Flags: g.flags, Pattern: g.pattern, ReplyTo: g.replyTo,
+			Expiry: m.expiry, Timing: g.life.Timing, Flags: g.flags, Pattern: g.pattern, ReplyTo: g.replyURL(),
 		},
 		Payload: m.payload,
 	})
@@ -309,7 +311,6 @@ func (s *Sender) scheduleMessage(m *message) {
 func (s *Sender) hold(m *message) {
 	g := m.g
 	size := int64(len(m.payload))
-	g.pendingBytes += size
 	s.pending++
 	s.pendingBytes += size
 	d := s.dest(g.to)
@@ -330,11 +331,10 @@ func (s *Sender) dest(name string) *destState {
 // release removes a message from pending, its timer and its bounds.
 func (s *Sender) release(m *message) {
 	g := m.g
-	delete(g.pending, m.number)
+	s.removePending(g, m.number)
 	m.done = true
 	s.timers.remove(&m.tm)
 	size := int64(len(m.payload))
-	g.pendingBytes -= size
 	s.pending--
 	s.pendingBytes -= size
 	d := s.dests[g.to]

@@ -8,51 +8,52 @@ import (
 
 // groupState is one sending group (a singleton is a group of one, R06).
 // Sender group ids are never reused (R05), so the generation is always 1.
+// Its size is a goal (memory per idle open group, BENCHMARKS.md): fields
+// few groups set live in x (extra.go); keep this order, which leaves no
+// padding.
 type groupState struct {
 	id string
 	// seq is the counter part of id (mid:<seq>.<instance>@wsrkit).
 	seq uint64
 	// key is the producer's group key ("" for a singleton).
-	key       string
-	singleton bool
-	to        string
-	flags     group.Flags
-	pattern   group.ReplyPattern
-	replyTo   string
+	key string
+	to  string
 	// life holds timing, LastActivity (last send, retries included, R35),
 	// MaxExpiry, Last and termination (D20–D23).
 	life group.Lifecycle
 	// next is the next number to assign (D2); meaningless once closed.
 	next uint64
-	// closed: last="true" was submitted (R12, R34); no new message.
-	closed bool
-	// aborted: stopped by D16, a GroupAborted fault (R28) or an operator.
-	aborted bool
-	// removeAt is when a terminated group's state goes (R94): at
-	// termination, or after the late-fault window of its acked messages.
-	removeAt time.Time
-	// pending holds the unacknowledged AckRequested messages by number.
+	// pending holds the unacknowledged AckRequested messages by number;
+	// nil when there are none (extra.go).
 	pending map[uint64]*message
-	// pendingBytes is the sum of the pending payload sizes.
-	pendingBytes int64
 	// acked holds the acknowledged numbers not failed since (D12, D13).
-	acked *runSet
+	acked runSet
 	// ackedMaxExpiry is the largest ExpiryTime among acked messages.
 	ackedMaxExpiry time.Time
-	// lateFailed holds acked numbers that a later fault failed; a repeated
-	// fault about them is ignored (R30 spirit). Rare, so a plain set.
-	lateFailed map[uint64]struct{}
-	tm         timer
-
-	// Per-input bookkeeping.
-	touched bool
-	dirty   bool
-	removed bool
+	// x holds what few groups need; nil until one of its fields is set.
+	x  *gextra
+	tm timer
 	// ackedBefore is acked as last persisted, set on the first change in an
 	// input so only changed runs are written.
 	ackedBefore *runSet
 	// deadline is the instant last indexed with OpSetDeadline.
 	deadline time.Time
+	flags    group.Flags
+	pattern  group.ReplyPattern
+	// singleton: a group of one message (R06).
+	singleton bool
+	// closed: last="true" was submitted (R12, R34); no new message.
+	closed bool
+	// aborted: stopped by D16, a GroupAborted fault (R28) or an operator.
+	aborted bool
+	// bigPending: pending held more than pendingSmall entries since it was
+	// made, so it is not reused once empty.
+	bigPending bool
+
+	// Per-input bookkeeping.
+	touched bool
+	dirty   bool
+	removed bool
 }
 
 func (g *groupState) ref(n uint64) MessageRef {

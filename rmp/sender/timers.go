@@ -16,13 +16,13 @@ const (
 // timer is an entry of the timer heap, embedded in the message, group or
 // destination it belongs to.
 type timer struct {
-	at   time.Time
-	kind timerKind
+	at time.Time
 	// idx is the position in the heap; -1 when not scheduled.
-	idx int
-	m   *message
-	g   *groupState
-	d   *destState
+	idx  int32
+	kind timerKind
+	m    *message
+	g    *groupState
+	d    *destState
 }
 
 func (t *timer) scheduled() bool { return t.idx >= 0 }
@@ -79,14 +79,14 @@ func (h *timerHeap) set(t *timer, at time.Time) {
 	t.at = at
 	if t.scheduled() {
 		h.items[t.idx].at = at
-		if !h.up(t.idx) {
-			h.down(t.idx)
+		if !h.up(int(t.idx)) {
+			h.down(int(t.idx))
 		}
 		return
 	}
-	t.idx = len(h.items)
+	t.idx = int32(len(h.items))
 	h.items = append(h.items, heapEntry{at: at, t: t})
-	h.up(t.idx)
+	h.up(int(t.idx))
 }
 
 // remove unschedules t; a no-op when it is not scheduled.
@@ -94,7 +94,7 @@ func (h *timerHeap) remove(t *timer) {
 	if !t.scheduled() {
 		return
 	}
-	i, last := t.idx, len(h.items)-1
+	i, last := int(t.idx), len(h.items)-1
 	if i != last {
 		h.swap(i, last)
 	}
@@ -110,8 +110,8 @@ func (h *timerHeap) remove(t *timer) {
 
 func (h *timerHeap) swap(i, j int) {
 	h.items[i], h.items[j] = h.items[j], h.items[i]
-	h.items[i].t.idx = i
-	h.items[j].t.idx = j
+	h.items[i].t.idx = int32(i)
+	h.items[j].t.idx = int32(j)
 }
 
 func (h *timerHeap) up(i int) bool {

@@ -129,7 +129,7 @@ func (s *Sender) Message(ref MessageRef) (MessageInfo, bool) {
 	if g == nil || g.singleton != ref.Singleton {
 		return MessageInfo{}, false
 	}
-	if _, ok := g.lateFailed[ref.Number]; ok {
+	if _, ok := g.lateFailedSet()[ref.Number]; ok {
 		return MessageInfo{State: MessageFailed, Reason: ReasonFaultReceived}, true
 	}
 	if g.acked.contains(ref.Number) {
