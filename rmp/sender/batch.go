@@ -112,8 +112,8 @@ func (s *Sender) finish(now time.Time) Ready {
 		if g.tm.scheduled() {
 			at = indexedDeadline(g.tm.at)
 		}
-		if !at.Equal(g.deadline) {
-			g.deadline = at
+		if !g.isIndexed(at) {
+			g.setIndexed(at)
 			ms = append(ms, group.Mutation{Op: group.OpSetDeadline, Key: groupKey(g.id, group.KindMeta, 0), At: at})
 		}
 	}
@@ -206,6 +206,25 @@ func indexedDeadline(t time.Time) time.Time {
 		return MaxIndexedDeadline
 	}
 	return t
+}
+
+// setIndexed records at (the zero Time or an indexed instant) as g's
+// indexed deadline.
+func (g *groupState) setIndexed(at time.Time) {
+	g.indexed = !at.IsZero()
+	g.indexedNs = 0
+	if g.indexed {
+		g.indexedNs = at.UnixNano()
+	}
+}
+
+// isIndexed reports whether at (the zero Time or an indexed instant) is
+// g's indexed deadline.
+func (g *groupState) isIndexed(at time.Time) bool {
+	if at.IsZero() {
+		return !g.indexed
+	}
+	return g.indexed && at.UnixNano() == g.indexedNs
 }
 
 // compareKeys orders keys as stores do: role, group, generation, kind, number.

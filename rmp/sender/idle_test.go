@@ -3,6 +3,7 @@ package sender
 import (
 	"reflect"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/wsrkit/wsrkit/faults"
@@ -53,10 +54,25 @@ func sameMap(a, b map[uint64]*message) bool {
 	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
-// TestGroupStateSize pins groupState to the 480-byte size class (memory per
+// TestGroupStateSize pins groupState to the 448-byte size class (memory per
 // idle open group, BenchmarkIdleGroupMemory in rmp).
 func TestGroupStateSize(t *testing.T) {
-	if n := unsafe.Sizeof(groupState{}); n > 480 {
-		t.Fatalf("groupState is %d bytes, over the 480-byte size class", n)
+	if n := unsafe.Sizeof(groupState{}); n > 448 {
+		t.Fatalf("groupState is %d bytes, over the 448-byte size class", n)
+	}
+}
+
+// The indexed deadline kept as nanoseconds tells the zero Time, both clamp
+// bounds and an ordinary instant apart exactly.
+func TestIndexedDeadlineCompact(t *testing.T) {
+	instants := []time.Time{{}, MinIndexedDeadline, MaxIndexedDeadline, t0, t0.Add(time.Nanosecond)}
+	for i, a := range instants {
+		var g groupState
+		g.setIndexed(a)
+		for j, b := range instants {
+			if got := g.isIndexed(b); got != (i == j) {
+				t.Fatalf("set %v, isIndexed(%v) = %v", a, b, got)
+			}
+		}
 	}
 }

@@ -164,6 +164,6 @@ func (s *Sender) rebuild(g *groupState) {
 	}
 	if ok {
 		s.timers.set(&g.tm, at)
-		g.deadline = indexedDeadline(at)
+		g.setIndexed(indexedDeadline(at))
 	}
 }

@@ -36,16 +36,19 @@ type groupState struct {
 	// ackedBefore is acked as last persisted, set on the first change in an
 	// input so only changed runs are written.
 	ackedBefore *runSet
-	// deadline is the instant last indexed with OpSetDeadline.
-	deadline time.Time
-	flags    group.Flags
-	pattern  group.ReplyPattern
+	// indexedNs is the instant last indexed with OpSetDeadline, as Unix
+	// nanoseconds (indexed instants fit, batch.go); valid when indexed.
+	indexedNs int64
+	flags     group.Flags
+	pattern   group.ReplyPattern
 	// singleton: a group of one message (R06).
 	singleton bool
 	// closed: last="true" was submitted (R12, R34); no new message.
 	closed bool
 	// aborted: stopped by D16, a GroupAborted fault (R28) or an operator.
 	aborted bool
+	// indexed: an OpSetDeadline with a non-zero instant is in effect.
+	indexed bool
 	// bigPending: pending held more than pendingSmall entries since it was
 	// made, so it is not reused once empty.
 	bigPending bool
