@@ -21,8 +21,9 @@ type GroupView struct {
 	// Ranges are the received numbers (receiver) or the acknowledged ones
 	// (sender), sorted and disjoint.
 	Ranges []group.Range
-	// Held counts messages in the ordering buffer (receiver) or not yet
-	// acknowledged (sender).
+	// Held counts, at the receiver, messages in the ordering buffer plus
+	// accepted messages waiting to be taken by the consumer; at the
+	// sender, messages not yet acknowledged.
 	Held int
 	// LastNumber is the number of the message that closed the group; valid
 	// when HasLast.
