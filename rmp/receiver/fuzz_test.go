@@ -13,19 +13,26 @@ import (
 // a few groups and checks the invariants: never a panic; nothing handed out
 // after its ExpiryTime (D9); no second delivery of a number with
 // DuplicateElimination (R42) or in an ordered group (D19); ordered groups
-// deliver 0,1,2,… without gaps (R47); held counts within limits (D15).
+// deliver 0,1,2,… without gaps (R47); held counts within limits (D15);
+// no generation without an accepted number (R94: a refused first message
+// opens none), so every restart recovers.
 func FuzzReceiver(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	f.Add([]byte{0x10, 0x22, 0x13, 0x41, 0x90, 0x15, 0xa0, 0x33, 0x30, 0xff})
 	f.Add([]byte{0x08, 0x0a, 0x09, 0x0b, 0x88, 0x18, 0x1a, 0xc0, 0x19})
 	f.Add([]byte{0x00, 0x05, 0x00, 0x0d, 0x06, 0x81, 0x05, 0x01, 0x07, 0x00, 0x00, 0x05, 0x04, 0xff, 0x04, 0xff})
+	// b holds 1..3, filling MaxHeldTotal; d's first message is refused
+	// (D15) and must open nothing, then a restart (sim bug 1).
+	f.Add([]byte{0x00, 0x05, 0x00, 0x09, 0x00, 0x0d, 0x00, 0x07, 0x07, 0x00})
 	f.Fuzz(func(t *testing.T, prog []byte) { fuzzOne(t, prog) })
 }
 
 // fuzzOne runs one FuzzReceiver program.
 func fuzzOne(t *testing.T, prog []byte) {
 	{
-		cfg := Config{MaxHeldPerGroup: 3, MaxHeldTotal: 5, MaxRangesPerGroup: 4, MaxGroups: 4}
+		// MaxHeldTotal is what one group may hold: a second ordered
+		// group's first early message can be refused by it (D15).
+		cfg := Config{MaxHeldPerGroup: 3, MaxHeldTotal: 3, MaxRangesPerGroup: 4, MaxGroups: 4}
 		h := newHarness(t, cfg)
 		type gk struct {
 			id group.ID
@@ -113,6 +120,9 @@ func fuzzOne(t *testing.T, prog []byte) {
 				for _, g := range fam.gens {
 					if g.buf.Len() > cfg.MaxHeldPerGroup {
 						t.Fatalf("group held %d over the limit", g.buf.Len())
+					}
+					if !g.singleton && g.received.Empty() {
+						t.Fatalf("generation %v without an accepted number (R94)", g.id)
 					}
 				}
 			}

@@ -95,28 +95,45 @@ func (r *Receiver) sequenced(now time.Time, m *Message) {
 	}
 	if cur == nil || cur.lc.Terminated {
 		// D24: any other message of a terminated group opens a new generation.
+		prevMax := uint64(0)
+		if f != nil {
+			prevMax = f.maxGen
+		}
 		if cur = r.open(now, m, f); cur == nil {
 			return
 		}
-	} else {
-		if rf := checkGroup(cur, m); rf != nil {
-			r.refuse(now, m, cur, *rf)
-			return
+		if !r.accept(now, m, cur) {
+			// R94: a defence; open already refuses what D15 would.
+			r.unopen(cur, prevMax)
 		}
-		if cur.received.Contains(m.Number) {
-			r.duplicate(now, m, cur, m.Number)
-			return
-		}
+		return
+	}
+	if rf := checkGroup(cur, m); rf != nil {
+		r.refuse(now, m, cur, *rf)
+		return
+	}
+	if cur.received.Contains(m.Number) {
+		r.duplicate(now, m, cur, m.Number)
+		return
 	}
 	r.accept(now, m, cur)
 }
 
 // open creates the next generation of m's group, or refuses m when the
-// group limit is reached (D15).
+// group limit is reached or m, early in a new ordered group, would overflow
+// the ordering buffers (D15). Refusing before creating keeps a generation
+// without an accepted message from ever existing: it would be stored with
+// no reply pattern, which Recover rejects, and never removed (R94).
 func (r *Receiver) open(now time.Time, m *Message, f *family) *gstate {
 	if r.states >= r.cfg.MaxGroups {
 		r.refuse(now, m, nil, refusal{faults.MessageStoreOverflow, "receiver.too-many-groups"})
 		return nil
+	}
+	if m.HasNumber && m.Flags.MessageOrder && m.Number > 0 { // held: the next in order is 0
+		if rf := r.holdRefusal(0, 0, len(m.Payload)); rf != nil {
+			r.refuse(now, m, nil, *rf)
+			return nil
+		}
 	}
 	gen := uint64(1)
 	if f != nil {
@@ -136,9 +153,19 @@ func (r *Receiver) open(now time.Time, m *Message, f *family) *gstate {
 	return g
 }
 
+// unopen forgets g, just opened by open, whose first message was refused:
+// nothing of it was stored (R94). prevMax is its family's maxGen before.
+func (r *Receiver) unopen(g *gstate, prevMax uint64) {
+	r.dropState(g)
+	if f := r.groups[g.id.GroupID]; f != nil {
+		f.maxGen = prevMax
+	}
+}
+
 // accept stores a new message of g: held when it is early in an ordered
-// group, otherwise queued for the consumer (D8, D14, D15).
-func (r *Receiver) accept(now time.Time, m *Message, g *gstate) {
+// group, otherwise queued for the consumer (D8, D14, D15). It reports
+// whether m was accepted.
+func (r *Receiver) accept(now time.Time, m *Message, g *gstate) bool {
 	n := m.Number
 	if g.singleton {
 		n = 0
@@ -146,7 +173,7 @@ func (r *Receiver) accept(now time.Time, m *Message, g *gstate) {
 	if g.ordered() {
 		if next, _ := g.buf.Next(); n > next {
 			if !r.hold(now, m, g) {
-				return
+				return false
 			}
 			r.acceptedMeta(now, m, g)
 			if !r.cfg.AckOnDelivery {
@@ -155,13 +182,13 @@ func (r *Receiver) accept(now time.Time, m *Message, g *gstate) {
 				r.pendingFaults(m, g)
 			}
 			r.advanceLifecycle(now, g)
-			return
+			return true
 		}
 	}
 	if !g.singleton {
 		if err := r.addReceived(g, n); err != nil {
 			r.overflowRanges(now, m, g, err)
-			return
+			return false
 		}
 	}
 	r.acceptedMeta(now, m, g)
@@ -180,6 +207,7 @@ func (r *Receiver) accept(now time.Time, m *Message, g *gstate) {
 		r.pendingFaults(m, g)
 	}
 	r.advanceLifecycle(now, g)
+	return true
 }
 
 func (r *Receiver) overflowRanges(now time.Time, m *Message, g *gstate, err error) {
@@ -195,18 +223,7 @@ func (r *Receiver) overflowRanges(now time.Time, m *Message, g *gstate, err erro
 // within the bounds of D15. It reports whether m was stored.
 func (r *Receiver) hold(now time.Time, m *Message, g *gstate) bool {
 	size := len(m.Payload)
-	var rf *refusal
-	switch {
-	case g.buf.Len()+1 > r.cfg.MaxHeldPerGroup:
-		rf = &refusal{faults.MessageStoreOverflow, "receiver.held-overflow-group"}
-	case g.buf.Bytes()+size > r.cfg.MaxHeldBytesPerGroup:
-		rf = &refusal{faults.MessageStoreOverflow, "receiver.held-bytes-overflow-group"}
-	case r.heldCount+1 > r.cfg.MaxHeldTotal:
-		rf = &refusal{faults.MessageStoreOverflow, "receiver.held-overflow-total"}
-	case r.heldBytes+size > r.cfg.MaxHeldBytesTotal:
-		rf = &refusal{faults.MessageStoreOverflow, "receiver.held-bytes-overflow-total"}
-	}
-	if rf != nil {
+	if rf := r.holdRefusal(g.buf.Len(), g.buf.Bytes(), size); rf != nil {
 		// D15: refuse the newcomer, keep everything already accepted.
 		r.refuse(now, m, g, *rf)
 		return false
@@ -224,6 +241,22 @@ func (r *Receiver) hold(now time.Time, m *Message, g *gstate) bool {
 	r.putMsg(g, group.KindHeld, m.Number, m.Expiry, m.Payload)
 	r.numEvent(EventHeld, g, m.Number, 0, "")
 	return true
+}
+
+// holdRefusal is the D15 refusal of one more held message of size bytes in
+// a group holding held messages of heldBytes, nil when it fits.
+func (r *Receiver) holdRefusal(held, heldBytes, size int) *refusal {
+	switch {
+	case held+1 > r.cfg.MaxHeldPerGroup:
+		return &refusal{faults.MessageStoreOverflow, "receiver.held-overflow-group"}
+	case heldBytes+size > r.cfg.MaxHeldBytesPerGroup:
+		return &refusal{faults.MessageStoreOverflow, "receiver.held-bytes-overflow-group"}
+	case r.heldCount+1 > r.cfg.MaxHeldTotal:
+		return &refusal{faults.MessageStoreOverflow, "receiver.held-overflow-total"}
+	case r.heldBytes+size > r.cfg.MaxHeldBytesTotal:
+		return &refusal{faults.MessageStoreOverflow, "receiver.held-bytes-overflow-total"}
+	}
+	return nil
 }
 
 // acceptedMeta records what an accepted message says about its group.
