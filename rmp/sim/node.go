@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp"
@@ -56,10 +55,6 @@ type node struct {
 	watch, lostSub bool
 	watchID        int
 }
-
-// exclOpenRefused names the receiver bug found by the simulation: see
-// the package tests and the report (receiver.accept after open).
-const exclOpenRefused = "BUG receiver: new generation whose first message is refused by hold (D15) stays, pattern 0"
 
 var errInjected = errors.New("sim: injected store fault")
 
@@ -250,15 +245,6 @@ func (n *node) rebuild(crash bool, why string) {
 		n.fs, n.st = clone, st
 	}
 	e, err := rmp.LoadEngine(n.cfg, n.st)
-	if err != nil && strings.Contains(err.Error(), "corrupt stored record: reply pattern") {
-		// Known receiver bug (reported): a generation opened for a message
-		// that hold then refuses (D15 overflow) is persisted without a
-		// reply pattern, and Recover refuses that record. The seed cannot
-		// go on; it is counted, not hidden.
-		wd.res.Exclusions[exclOpenRefused+": Recover fails, seed aborted"]++
-		wd.stopped = true
-		return
-	}
 	if err != nil {
 		wd.violate(-1, "%s: recover after %s: %v", n.name, why, err)
 		wd.stopped = true
