@@ -52,6 +52,8 @@ type outbox struct {
 	urlOrder []string
 	// staleKeys are URL back-off records for the next Persist to delete.
 	staleKeys []uint64
+	// batchNums is scratch for flushCallbacks (admit), cleared per batch.
+	batchNums map[cbNum]cbStatus
 }
 
 func newOutbox() outbox {
@@ -141,6 +143,7 @@ func (r *Receiver) flushCallbacks(now time.Time) {
 		c := o.urls[u]
 		var b replyBuilder
 		var sent []*cbEntry
+		clear(o.batchNums)
 		kept := c.queue[:0]
 		for _, e := range c.queue {
 			switch {
@@ -150,7 +153,7 @@ func (r *Receiver) flushCallbacks(now time.Time) {
 				o.queued--
 				r.event(Event{Kind: EventCallbackDropped, Group: group.ID{GroupID: e.groupID}, HasNumber: e.sequence,
 					Number: e.from, Code: e.code, Label: "receiver.callback-expired"})
-			case len(sent) < r.cfg.MaxCallbackBatch:
+			case len(sent) < r.cfg.MaxCallbackBatch && o.admit(e):
 				sent = append(sent, e)
 				o.queued--
 			default:
@@ -173,6 +176,51 @@ func (r *Receiver) flushCallbacks(now time.Time) {
 		o.flights[id] = &flight{url: u, entries: sent}
 		r.rd.Callbacks = append(r.rd.Callbacks, Callback{ID: id, URL: u, Reply: b.buildFresh(r.cfg.Dialect)})
 	}
+}
+
+// cbNum is one number of one group in a callback batch.
+type cbNum struct {
+	groupID  string
+	sequence bool
+	n        uint64
+}
+
+// cbStatus is what a batch says about one number so far.
+type cbStatus struct {
+	code faults.Code
+	// blocked: a later entry about the number waits for the next batch,
+	// so every later one does too (recorded order).
+	blocked bool
+}
+
+// admit reports whether e may join the batch being built. One batch says
+// one thing per number, a fault winning over an ack (reply.go); an entry
+// that would be hidden there (an ack or another fault after a fault, as
+// when a refused number is accepted, then discarded) waits for the next
+// batch, so that no fault is lost (D13, R74, sim seed 201976).
+func (o *outbox) admit(e *cbEntry) bool {
+	if e.from != e.to {
+		return true // entries are single numbers; a range is never hidden whole
+	}
+	if o.batchNums == nil {
+		o.batchNums = map[cbNum]cbStatus{}
+	}
+	k := cbNum{e.groupID, e.sequence, e.from}
+	st, seen := o.batchNums[k]
+	switch {
+	case !seen:
+		o.batchNums[k] = cbStatus{code: e.code}
+		return true
+	case st.blocked:
+		return false
+	case st.code == 0 || st.code == e.code:
+		st.code = e.code // an ack is superseded by what follows it
+		o.batchNums[k] = st
+		return true
+	}
+	st.blocked = true
+	o.batchNums[k] = st
+	return false
 }
 
 func (r *Receiver) maybeDropURL(u string, c *cbURL) {

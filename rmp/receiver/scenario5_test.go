@@ -22,7 +22,7 @@ var simRegressionScenarios = []scenario{
 		// state, no record without a reply pattern for Recover to reject.
 		// Once the buffer frees, the same message opens generation 1.
 		name: "refused-first-message-opens-nothing", ids: "D15 D24 R94",
-		cfg:  heldOne,
+		cfg: heldOne,
 		run: func(h *harness) {
 			h.msg(seq("a", 1, ordered))
 			h.cp()
@@ -49,7 +49,7 @@ held b#1/1`,
 		// accepted message of that GroupId is generation 2, before and
 		// after a restart.
 		name: "refused-reuse-opens-nothing", ids: "D14 D15 D24 R94",
-		cfg:  heldOne,
+		cfg: heldOne,
 		run: func(h *harness) {
 			h.msg(seq("o", 0, ordered))
 			h.msg(seq("o", 2, ordered, exp(sec)))
@@ -99,3 +99,56 @@ func TestRefusedOpenRecovers(t *testing.T) {
 	require.Equal(t, "a", gs[0].GroupID)
 	require.Equal(t, 1, r.Stats().HeldMessages)
 }
+
+// lateFaultScenario is sim seed 201976 (bug 2): a callback batch must not
+// lose a fault by merging it with another fault about the same number.
+var lateFaultScenario = scenario{
+	// D13, R74, R75: number 2 is refused (MessageStoreOverflow), then
+	// accepted in generation 2 and acknowledged, then discarded with
+	// GroupAborted (D14). While the URL fails, all three wait in the
+	// callback queue; once it answers, every fault reaches the sender, in
+	// the order recorded: one SequenceReplies cannot carry two faults for
+	// one number, so the later one goes in the next POST.
+	name: "callback-faults-same-number", ids: "D13 D14 D15 D24 R74 R75",
+	cfg: Config{MaxHeldPerGroup: 2},
+	run: func(h *harness) {
+		h.cbFail = true
+		h.msg(seq("o", 1, ordered, cb(cbURLs), exp(sec)))
+		h.msg(seq("o", 3, ordered, cb(cbURLs)))
+		h.msg(seq("o", 2, ordered, cb(cbURLs)))
+		h.cp()
+		h.at(2 * sec)
+		h.tick()
+		h.msg(seq("o", 2, ordered, cb(cbURLs)))
+		h.msg(seq("o", 4, ordered, cb(cbURLs), exp(3*sec)))
+		h.cp()
+		h.at(4 * sec)
+		h.tick()
+		h.cp()
+		h.cbFail = false
+		h.at(hr / 2)
+		h.tick()
+	},
+	want: `
+callback http://s/cb o[1]
+held o#1/1
+held o#1/3
+refused o#1/2 MessageStoreOverflow receiver.held-overflow-group
+terminated o#1 d14
+discarded o#1/1 MessageExpired receiver.order-abort
+discarded o#1/3 GroupAborted receiver.order-abort
+generation o#2
+held o#2/2
+held o#2/4
+terminated o#2 d14
+discarded o#2/2 GroupAborted receiver.order-abort
+discarded o#2/4 MessageExpired receiver.order-abort
+callback http://s/cb o[1!MessageExpired 2!MessageStoreOverflow 3!GroupAborted 4!MessageExpired]
+callback-dropped o#0/1 receiver.callback-expired
+callback-dropped o#0/4 receiver.callback-expired
+callback http://s/cb o[2!GroupAborted]`,
+}
+
+const cbURLs = "http://s/cb"
+
+func init() { scenarios = append(scenarios, lateFaultScenario) }
