@@ -71,16 +71,30 @@ func (r Rule) String() string {
 // ("first to fire wins", D25), so the result does not depend on how late
 // Advance is called.
 type Lifecycle struct {
-	Timing  Timing
-	Ordered bool
+	Timing Timing
 	// LastActivity is the last message received (receiver) or sent,
 	// retries included (sender) (D21, R35).
 	LastActivity time.Time
 	// MaxExpiry is the maximum ExpiryTime received or sent in the group; the
 	// zero Time means none seen.
 	MaxExpiry time.Time
+	// HeldExpiry: receiver only — the earliest ExpiryTime among the held
+	// messages of a Blocked group (OrderBuffer.EarliestExpiry); once it has
+	// passed the group is aborted under RuleOrderAbort (D14). The zero Time
+	// means none.
+	HeldExpiry time.Time
+	// TerminatedAt is when Terminated was set.
+	TerminatedAt time.Time
+	// RemoveAt is when the terminated group's state may be removed; never
+	// before TerminatedAt.
+	RemoveAt time.Time
 	// Last is the number of the message with last="true"; valid when HasLast.
-	Last    uint64
+	Last uint64
+
+	// The one-byte fields close the struct, which leaves no padding
+	// between fields (memory per idle group is a goal, BENCHMARKS.md).
+
+	Ordered bool
 	HasLast bool
 	// Complete: receiver — every number 0..Last received; sender — every
 	// sent message acknowledged, faulted or failed (nothing pending).
@@ -88,19 +102,10 @@ type Lifecycle struct {
 	// Blocked: receiver only — an ordered group holding out-of-order
 	// messages; t2 does not end it, D14 does (D21).
 	Blocked bool
-	// HeldExpiry: receiver only — the earliest ExpiryTime among the held
-	// messages of a Blocked group (OrderBuffer.EarliestExpiry); once it has
-	// passed the group is aborted under RuleOrderAbort (D14). The zero Time
-	// means none.
-	HeldExpiry time.Time
-
 	// Terminated is set once the group expects no new message.
-	Terminated   bool
-	TerminatedAt time.Time
-	Rule         Rule
-	// RemoveAt is when the terminated group's state may be removed; never
-	// before TerminatedAt.
-	RemoveAt time.Time
+	Terminated bool
+	// Rule is why the group terminated; valid when Terminated.
+	Rule Rule
 }
 
 // Transition says what an Advance call changed.

@@ -1,6 +1,7 @@
 package group
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -299,5 +300,23 @@ func TestRuleString(t *testing.T) {
 		if r.String() != s {
 			t.Errorf("%d: %q want %q", r, r.String(), s)
 		}
+	}
+}
+
+// TestLifecycleNoPadding pins the field order: only the struct's tail may
+// be padding, since every group of both roles embeds a Lifecycle (memory
+// per idle group, BENCHMARKS.md).
+func TestLifecycleNoPadding(t *testing.T) {
+	ty := reflect.TypeOf(Lifecycle{})
+	var end uintptr
+	for i := 0; i < ty.NumField(); i++ {
+		f := ty.Field(i)
+		if f.Offset != end {
+			t.Fatalf("%d bytes of padding before Lifecycle.%s", f.Offset-end, f.Name)
+		}
+		end = f.Offset + f.Type.Size()
+	}
+	if tail := ty.Size() - end; tail >= uintptr(ty.Align()) {
+		t.Fatalf("%d bytes of tail padding, alignment %d", tail, ty.Align())
 	}
 }
