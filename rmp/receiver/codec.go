@@ -1,7 +1,6 @@
 package receiver
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -18,29 +17,6 @@ const codecVersion = 1
 // ErrCorrupt is wrapped by decode errors.
 var ErrCorrupt = errors.New("receiver: corrupt stored record")
 
-type enc struct{ b []byte }
-
-func (e *enc) u(v uint64)  { e.b = binary.AppendUvarint(e.b, v) }
-func (e *enc) i(v int64)   { e.b = binary.AppendVarint(e.b, v) }
-func (e *enc) bool(v bool) { e.b = append(e.b, b2u(v)) }
-func (e *enc) bytes(p []byte) {
-	e.u(uint64(len(p)))
-	e.b = append(e.b, p...)
-}
-func (e *enc) str(s string) {
-	e.u(uint64(len(s)))
-	e.b = append(e.b, s...)
-}
-func (e *enc) time(t time.Time) {
-	if t.IsZero() {
-		e.b = append(e.b, 0)
-		return
-	}
-	e.b = append(e.b, 1)
-	e.i(t.Unix())
-	e.u(uint64(t.Nanosecond()))
-}
-
 func b2u(v bool) byte {
 	if v {
 		return 1
@@ -48,184 +24,96 @@ func b2u(v bool) byte {
 	return 0
 }
 
-type dec struct {
-	b   []byte
-	err error
+// newEnc starts a record after b: the version byte, then what the caller
+// appends with group.RecordEncoder (the shared record codec).
+func newEnc(b []byte) group.RecordEncoder {
+	return group.NewRecordEncoder(append(b, codecVersion))
 }
 
-func (d *dec) fail(what string) {
-	if d.err == nil {
-		d.err = fmt.Errorf("%w: %s", ErrCorrupt, what)
-	}
+// newDec starts reading a record: it checks the version byte.
+func newDec(v []byte) group.RecordDecoder {
+	d := group.NewRecordDecoder(v)
+	d.Version(codecVersion)
+	return d
 }
 
-func (d *dec) u() uint64 {
-	if d.err != nil {
-		return 0
+// end finishes d (no trailing bytes) and wraps its failure in ErrCorrupt.
+func end(d *group.RecordDecoder) error {
+	if err := d.End(); err != nil {
+		return fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail("uvarint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *dec) i() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail("varint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *dec) byte1() byte {
-	if d.err != nil {
-		return 0
-	}
-	if len(d.b) == 0 {
-		d.fail("short")
-		return 0
-	}
-	v := d.b[0]
-	d.b = d.b[1:]
-	return v
-}
-
-func (d *dec) bool() bool {
-	switch d.byte1() {
-	case 0:
-		return false
-	case 1:
-		return true
-	}
-	d.fail("bool")
-	return false
-}
-
-func (d *dec) bytes() []byte {
-	n := d.u()
-	if d.err != nil {
-		return nil
-	}
-	if n > uint64(len(d.b)) {
-		d.fail("length")
-		return nil
-	}
-	p := append([]byte(nil), d.b[:n]...)
-	d.b = d.b[n:]
-	return p
-}
-
-func (d *dec) str() string { return string(d.bytes()) }
-
-func (d *dec) time() time.Time {
-	if !d.bool() {
-		return time.Time{}
-	}
-	s, ns := d.i(), d.u()
-	if ns >= 1e9 {
-		d.fail("nanoseconds")
-		return time.Time{}
-	}
-	return time.Unix(s, int64(ns)).UTC()
-}
-
-func (d *dec) version() {
-	if v := d.byte1(); d.err == nil && v != codecVersion {
-		d.fail(fmt.Sprintf("version %d", v))
-	}
-}
-
-func (d *dec) end() error {
-	if d.err == nil && len(d.b) != 0 {
-		d.fail("trailing bytes")
-	}
-	return d.err
+	return nil
 }
 
 // Meta record (KindMeta): everything of a group generation but its numbers.
 func encodeMeta(b []byte, g *gstate) []byte {
-	e := enc{b: append(b, codecVersion)}
-	e.bool(g.singleton)
-	e.u(uint64(b2u(g.flags.AckRequested)) | uint64(b2u(g.flags.DuplicateElimination))<<1 | uint64(b2u(g.flags.MessageOrder))<<2)
-	e.u(uint64(g.pattern))
-	e.str(g.replyURL())
-	e.time(g.expiryAt())
-	e.bool(g.plainZero)
+	e := newEnc(b)
+	e.Bool(g.singleton)
+	e.Uvarint(uint64(b2u(g.flags.AckRequested)) | uint64(b2u(g.flags.DuplicateElimination))<<1 | uint64(b2u(g.flags.MessageOrder))<<2)
+	e.Uvarint(uint64(g.pattern))
+	e.Str(g.replyURL())
+	e.Time(g.expiryAt())
+	e.Bool(g.plainZero)
 	t := g.lc.Timing
-	e.time(t.Expiry)
-	e.bool(t.HasMaxIdle)
-	e.bool(t.MaxIdle.Negative)
-	e.i(t.MaxIdle.Years)
-	e.i(t.MaxIdle.Months)
-	e.i(t.MaxIdle.Days)
-	e.i(int64(t.MaxIdle.Clock))
+	e.Time(t.Expiry)
+	e.Bool(t.HasMaxIdle)
+	e.Duration(t.MaxIdle)
 	l := &g.lc
-	e.time(l.LastActivity)
-	e.time(l.MaxExpiry)
-	e.bool(l.HasLast)
-	e.u(l.Last)
-	e.bool(l.Terminated)
-	e.time(l.TerminatedAt)
-	e.u(uint64(l.Rule))
-	e.time(l.RemoveAt)
+	e.Time(l.LastActivity)
+	e.Time(l.MaxExpiry)
+	e.Bool(l.HasLast)
+	e.Uvarint(l.Last)
+	e.Bool(l.Terminated)
+	e.Time(l.TerminatedAt)
+	e.Uvarint(uint64(l.Rule))
+	e.Time(l.RemoveAt)
 	next, more := uint64(0), true
 	if g.ordered() {
 		next, more = g.buf.Next()
 	}
-	e.u(next)
-	e.bool(more)
-	return e.b
+	e.Uvarint(next)
+	e.Bool(more)
+	return e.Encoded()
 }
 
 // decodeMeta fills g from a Meta record; the caller sets id.
 func decodeMeta(v []byte, g *gstate) error {
-	d := dec{b: v}
-	d.version()
-	g.singleton = d.bool()
-	f := d.u()
+	d := newDec(v)
+	g.singleton = d.Bool()
+	f := d.Uvarint()
 	if f > 7 {
-		d.fail("flags")
+		d.Fail("flags")
 	}
 	g.flags = group.Flags{AckRequested: f&1 != 0, DuplicateElimination: f&2 != 0, MessageOrder: f&4 != 0}
-	p := d.u()
+	p := d.Uvarint()
 	if p < uint64(group.ReplyResponse) || p > uint64(group.ReplyPoll) {
-		d.fail("reply pattern")
+		d.Fail("reply pattern")
 	}
 	g.pattern = group.ReplyPattern(p)
-	g.setReplyTo(d.str())
-	g.setExpiry(d.time())
-	g.plainZero = d.bool()
+	g.setReplyTo(d.Str())
+	g.setExpiry(d.Time())
+	g.plainZero = d.Bool()
 	var t group.Timing
-	t.Expiry = d.time()
-	t.HasMaxIdle = d.bool()
-	t.MaxIdle.Negative = d.bool()
-	t.MaxIdle.Years, t.MaxIdle.Months, t.MaxIdle.Days = d.i(), d.i(), d.i()
-	t.MaxIdle.Clock = time.Duration(d.i())
+	t.Expiry = d.Time()
+	t.HasMaxIdle = d.Bool()
+	t.MaxIdle = d.Duration()
 	l := &g.lc
 	l.Timing = t
 	l.Ordered = g.flags.MessageOrder
-	l.LastActivity = d.time()
-	l.MaxExpiry = d.time()
-	l.HasLast = d.bool()
-	l.Last = d.u()
-	l.Terminated = d.bool()
-	l.TerminatedAt = d.time()
-	rule := d.u()
+	l.LastActivity = d.Time()
+	l.MaxExpiry = d.Time()
+	l.HasLast = d.Bool()
+	l.Last = d.Uvarint()
+	l.Terminated = d.Bool()
+	l.TerminatedAt = d.Time()
+	rule := d.Uvarint()
 	if rule > uint64(group.RuleSingleton) {
-		d.fail("rule")
+		d.Fail("rule")
 	}
 	l.Rule = group.Rule(rule)
-	l.RemoveAt = d.time()
-	next := d.u()
-	more := d.bool()
+	l.RemoveAt = d.Time()
+	next := d.Uvarint()
+	more := d.Bool()
 	if g.flags.MessageOrder && !g.singleton {
 		g.buf.reset(next, false)
 		if !more {
@@ -233,103 +121,98 @@ func decodeMeta(v []byte, g *gstate) error {
 			g.buf.reset(^uint64(0), true)
 		}
 	}
-	return d.end()
+	return end(&d)
 }
 
 // Received segment (KindReceived, keyed by From): To.
 func encodeSeg(b []byte, to uint64) []byte {
-	e := enc{b: append(b, codecVersion)}
-	e.u(to)
-	return e.b
+	e := newEnc(b)
+	e.Uvarint(to)
+	return e.Encoded()
 }
 
 func decodeSeg(v []byte) (uint64, error) {
-	d := dec{b: v}
-	d.version()
-	to := d.u()
-	return to, d.end()
+	d := newDec(v)
+	to := d.Uvarint()
+	return to, end(&d)
 }
 
 // Held (KindHeld) and delivery (KindDelivery) records: ExpiryTime, payload.
 func encodeMsg(b []byte, expiry time.Time, payload []byte) []byte {
-	e := enc{b: append(b, codecVersion)}
-	e.time(expiry)
-	e.bytes(payload)
-	return e.b
+	e := newEnc(b)
+	e.Time(expiry)
+	e.Bytes(payload)
+	return e.Encoded()
 }
 
 func decodeMsg(v []byte) (time.Time, []byte, error) {
-	d := dec{b: v}
-	d.version()
-	t := d.time()
-	p := d.bytes()
-	return t, p, d.end()
+	d := newDec(v)
+	t := d.Time()
+	p := d.Bytes()
+	return t, p, end(&d)
 }
 
 // Fault status (KindReply in a group generation): code, reported. Code 0
 // with reported false is an ack waiting for a Response (gstate.acks).
 func encodeFault(b []byte, f faultRec) []byte {
-	e := enc{b: append(b, codecVersion)}
-	e.u(uint64(f.code))
-	e.bool(f.reported)
-	return e.b
+	e := newEnc(b)
+	e.Uvarint(uint64(f.code))
+	e.Bool(f.reported)
+	return e.Encoded()
 }
 
 func decodeFault(v []byte) (faultRec, error) {
-	d := dec{b: v}
-	d.version()
-	c := faults.Code(d.u())
-	if d.err == nil && c != 0 && !c.Valid() {
-		d.fail("fault code")
+	d := newDec(v)
+	c := faults.Code(d.Uvarint())
+	if d.Err() == nil && c != 0 && !c.Valid() {
+		d.Fail("fault code")
 	}
-	r := d.bool()
-	if d.err == nil && c == 0 && r {
-		d.fail("reported ack")
+	r := d.Bool()
+	if d.Err() == nil && c == 0 && r {
+		d.Fail("reported ack")
 	}
-	return faultRec{code: c, reported: r}, d.end()
+	return faultRec{code: c, reported: r}, end(&d)
 }
 
 // Business response (KindResponse): the body.
 func encodeBody(b []byte, body []byte) []byte {
-	e := enc{b: append(b, codecVersion)}
-	e.bytes(body)
-	return e.b
+	e := newEnc(b)
+	e.Bytes(body)
+	return e.Encoded()
 }
 
 func decodeBody(v []byte) ([]byte, error) {
-	d := dec{b: v}
-	d.version()
-	p := d.bytes()
-	return p, d.end()
+	d := newDec(v)
+	p := d.Bytes()
+	return p, end(&d)
 }
 
 // Callback entry (KindReply under the outbox key, see outboxKey).
 func encodeEntry(b []byte, c *cbEntry) []byte {
-	e := enc{b: append(b, codecVersion)}
-	e.str(c.url)
-	e.str(c.groupID)
-	e.bool(c.sequence)
-	e.u(c.from)
-	e.u(c.to)
-	e.u(uint64(c.code))
-	e.time(c.until)
-	return e.b
+	e := newEnc(b)
+	e.Str(c.url)
+	e.Str(c.groupID)
+	e.Bool(c.sequence)
+	e.Uvarint(c.from)
+	e.Uvarint(c.to)
+	e.Uvarint(uint64(c.code))
+	e.Time(c.until)
+	return e.Encoded()
 }
 
 func decodeEntry(v []byte, c *cbEntry) error {
-	d := dec{b: v}
-	d.version()
-	c.url = d.str()
-	c.groupID = d.str()
-	c.sequence = d.bool()
-	c.from, c.to = d.u(), d.u()
-	c.code = faults.Code(d.u())
-	if d.err == nil && c.code != 0 && !c.code.Valid() {
-		d.fail("fault code")
+	d := newDec(v)
+	c.url = d.Str()
+	c.groupID = d.Str()
+	c.sequence = d.Bool()
+	c.from, c.to = d.Uvarint(), d.Uvarint()
+	c.code = faults.Code(d.Uvarint())
+	if d.Err() == nil && c.code != 0 && !c.code.Valid() {
+		d.Fail("fault code")
 	}
-	if d.err == nil && c.from > c.to {
-		d.fail("range")
+	if d.Err() == nil && c.from > c.to {
+		d.Fail("range")
 	}
-	c.until = d.time()
-	return d.end()
+	c.until = d.Time()
+	return end(&d)
 }

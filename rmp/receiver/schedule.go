@@ -31,23 +31,22 @@ const kindHandoffRetry = group.KindOutbound
 // putHandoffRetry stores the retry state of pending n of g.
 func (r *Receiver) putHandoffRetry(g *gstate, n uint64, d *delivery) {
 	start := len(r.arena)
-	e := enc{b: append(r.arena, codecVersion)}
-	e.u(uint64(d.attempts))
-	e.time(d.retryAt)
-	r.arena = e.b
+	e := newEnc(r.arena)
+	e.Uvarint(uint64(d.attempts))
+	e.Time(d.retryAt)
+	r.arena = e.Encoded()
 	r.put(r.key(g, kindHandoffRetry, n), r.arena[start:])
 	d.retryStored = true
 }
 
 func decodeHandoffRetry(v []byte) (attempts int, retryAt time.Time, err error) {
-	d := dec{b: v}
-	d.version()
-	a := d.u()
-	if d.err == nil && a > 1<<31 {
-		d.fail("attempts")
+	d := newDec(v)
+	a := d.Uvarint()
+	if d.Err() == nil && a > 1<<31 {
+		d.Fail("attempts")
 	}
-	at := d.time()
-	return int(a), at, d.end()
+	at := d.Time()
+	return int(a), at, end(&d)
 }
 
 // dropPending forgets pending n of g and deletes its records.
@@ -72,11 +71,11 @@ func (r *Receiver) putURLState(u string, c *cbURL) {
 		r.out.nextSeq++
 	}
 	start := len(r.arena)
-	e := enc{b: append(r.arena, codecVersion)}
-	e.str(u)
-	e.u(uint64(c.attempts))
-	e.time(c.retryAt)
-	r.arena = e.b
+	e := newEnc(r.arena)
+	e.Str(u)
+	e.Uvarint(uint64(c.attempts))
+	e.Time(c.retryAt)
+	r.arena = e.Encoded()
 	r.put(urlKey(c.key), r.arena[start:])
 }
 
@@ -89,15 +88,14 @@ func (r *Receiver) dropURLState(c *cbURL) {
 }
 
 func decodeURLState(v []byte) (u string, attempts int, retryAt time.Time, err error) {
-	d := dec{b: v}
-	d.version()
-	u = d.str()
-	a := d.u()
-	if d.err == nil && a > 1<<31 {
-		d.fail("attempts")
+	d := newDec(v)
+	u = d.Str()
+	a := d.Uvarint()
+	if d.Err() == nil && a > 1<<31 {
+		d.Fail("attempts")
 	}
-	at := d.time()
-	if err := d.end(); err != nil {
+	at := d.Time()
+	if err := end(&d); err != nil {
 		return "", 0, time.Time{}, err
 	}
 	if !usableURL(u) {

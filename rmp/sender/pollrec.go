@@ -71,22 +71,22 @@ func (s *Sender) freePollKey(name string) uint64 {
 }
 
 func encodePollRec(name string, at time.Time) []byte {
-	e := enc{b: make([]byte, 0, 16+len(name))}
-	e.byte(pollRecV1)
-	e.str(name)
-	e.time(at)
-	return e.b
+	e := group.NewRecordEncoder(make([]byte, 0, 16+len(name)))
+	e.Byte(pollRecV1)
+	e.Str(name)
+	e.Time(at)
+	return e.Encoded()
 }
 
 func decodePollRec(b []byte) (string, time.Time, error) {
-	d := dec{b: b}
-	d.version(pollRecV1, "poll record")
-	name := d.str()
-	at := d.time()
-	if d.err == nil && name == "" {
-		d.fail("poll record without destination")
+	d := group.NewRecordDecoder(b)
+	d.Version(pollRecV1)
+	name := d.Str()
+	at := d.Time()
+	if d.Err() == nil && name == "" {
+		d.Fail("poll record without destination")
 	}
-	return name, at, d.end("poll record")
+	return name, at, end(&d, "poll record")
 }
 
 // storedPoll is a poll record read by Recover.
