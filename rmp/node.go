@@ -434,9 +434,9 @@ func (n *Node) run() {
 			if !ok || d.After(now) {
 				break
 			}
-			before := len(n.eng.rd.Persist) + len(n.eng.rd.Sends) + len(n.eng.rd.Notify) + len(n.eng.rd.Deliver)
+			before := n.eng.rd.size()
 			n.eng.Tick(now)
-			if len(n.eng.rd.Persist)+len(n.eng.rd.Sends)+len(n.eng.rd.Notify)+len(n.eng.rd.Deliver) == before {
+			if n.eng.rd.size() == before {
 				break
 			}
 		}
