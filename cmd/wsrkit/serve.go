@@ -38,29 +38,39 @@ func serve(args []string, stderr io.Writer, started func(*gateway.Server) (stop 
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	srv, err := gateway.Start(cfg, gateway.Options{Logger: log})
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	// With -store etcd a standby waits in Start until it holds the claim,
+	// or until SIGINT/SIGTERM.
+	srv, err := gateway.Start(cfg, gateway.Options{Logger: log, Context: ctx})
 	if err != nil {
 		fmt.Fprintf(stderr, "wsrkit serve: %v\n", err)
 		return 1
 	}
-	log.Info("wsrkit gateway listening", "url", srv.URL(), "data", cfg.DataDir, "fakeClock", cfg.FakeClock)
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer cancel()
+	log.Info("wsrkit gateway listening", "url", srv.URL(), "data", cfg.DataDir, "store", cfg.Store, "fakeClock", cfg.FakeClock)
 	var stop <-chan struct{}
 	if started != nil {
 		stop = started(srv)
 	}
-	status := 0
+	status, lost := 0, false
 	select {
 	case <-ctx.Done():
 	case <-stop:
 	case err := <-srv.Done():
 		fmt.Fprintf(stderr, "wsrkit serve: %v\n", err)
 		status = 1
+	case err := <-srv.Lost():
+		// Another instance may own the state now: stop at once (D8 fencing).
+		fmt.Fprintf(stderr, "wsrkit serve: stopping: %v\n", err)
+		status, lost = 1, true
 	}
 	sctx, scancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer scancel()
 	if err := srv.Shutdown(sctx); err != nil {
+		if lost { // expected: the store refuses a stale owner; the line above says why
+			log.Warn("shutdown after losing the etcd claim", "err", err)
+			return 1
+		}
 		fmt.Fprintf(stderr, "wsrkit serve: shutdown: %v\n", err)
 		return 1
 	}

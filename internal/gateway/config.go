@@ -1,9 +1,13 @@
 package gateway
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
+	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -13,7 +17,7 @@ import (
 // Zero values are not defaults; use DefaultConfig or RegisterFlags.
 type Config struct {
 	Listen    string // address to listen on
-	DataDir   string // pebble store directory
+	DataDir   string // pebble store, instance id and outcome records
 	PublicURL string // base URL put into ReplyTo/BareURI as <PublicURL>/rmp; "" = http://<listen>
 	Deliver   string // URL deliveries are POSTed to; "" = the inbox
 	Notify    string // URL outcomes are POSTed to; "" = none (outcomes only recorded)
@@ -50,6 +54,16 @@ type Config struct {
 
 	FakeClock      bool
 	FakeClockStart time.Time // zero = the current real time
+
+	// Store is the backend, StorePebble or StoreEtcd. With etcd the group
+	// state lives in the cluster; -data keeps only the instance id and the
+	// outcome records, which stay local to this instance.
+	Store           string
+	EtcdEndpoints   []string      // cluster client addresses (host:port)
+	EtcdPrefix      string        // key namespace shared by the gateways of one deployment
+	EtcdDialTimeout time.Duration // bounds connecting to EtcdEndpoints
+	NodeID          string        // this instance's name in the etcd claim
+	LeaseTTL        time.Duration // etcd lease: how long a dead active instance blocks its standbys
 }
 
 // DefaultConfig returns the defaults of `wsrkit serve`.
@@ -74,7 +88,22 @@ func DefaultConfig() Config {
 		MaxRetries:           10,
 		PollInterval:         10 * time.Second,
 		DefaultExpiresIn:     time.Hour,
+		Store:                StorePebble,
+		EtcdPrefix:           "/wsrkit/",
+		EtcdDialTimeout:      5 * time.Second,
+		NodeID:               defaultNodeID(),
+		LeaseTTL:             defaultLeaseTTL,
 	}
+}
+
+// defaultNodeID is the host name, or a generated id when it is unknown.
+func defaultNodeID() string {
+	if h, err := os.Hostname(); err == nil && h != "" {
+		return h
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	return "node-" + hex.EncodeToString(b[:])
 }
 
 // RegisterFlags defines one flag per field on fs, with c's values as
@@ -106,6 +135,32 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.StrictFaults, "strict-faults", c.StrictFaults, "emit only WS-Reliability 1.1 schema fault codes (D6)")
 	fs.BoolVar(&c.FakeClock, "fake-clock", c.FakeClock, "run on a fake clock moved by POST /v1/clock")
 	fs.Var((*rfc3339)(&c.FakeClockStart), "fake-clock-start", "RFC 3339 start of the fake clock (default the current real time)")
+	fs.StringVar(&c.Store, "store", c.Store, "group state backend: pebble (under -data) or etcd (shared; one active instance, others stand by)")
+	fs.Var((*endpoints)(&c.EtcdEndpoints), "etcd-endpoints", "etcd client addresses host:port,… (with -store etcd)")
+	fs.StringVar(&c.EtcdPrefix, "etcd-prefix", c.EtcdPrefix, "etcd key namespace shared by the gateways of one deployment")
+	fs.DurationVar(&c.EtcdDialTimeout, "etcd-dial-timeout", c.EtcdDialTimeout, "bound on connecting to -etcd-endpoints")
+	fs.StringVar(&c.NodeID, "node-id", c.NodeID, "this instance's name in the etcd ownership claim (default the host name)")
+	fs.DurationVar(&c.LeaseTTL, "lease-ttl", c.LeaseTTL, "etcd lease: a standby takes over within about this long after the active instance dies")
+}
+
+// endpoints is a flag.Value of comma-separated host:port addresses.
+type endpoints []string
+
+func (e *endpoints) String() string { return strings.Join(*e, ",") }
+
+func (e *endpoints) Set(s string) error {
+	*e = nil
+	for _, a := range strings.Split(s, ",") {
+		a = strings.TrimSpace(a)
+		if a == "" {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(a); err != nil {
+			return fmt.Errorf("invalid endpoint %q: want host:port", a)
+		}
+		*e = append(*e, a)
+	}
+	return nil
 }
 
 // Validate checks that every value is usable.
@@ -144,6 +199,20 @@ func (c *Config) Validate() error {
 	}
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("-data must not be empty"))
+	}
+	switch c.Store {
+	case StorePebble:
+	case StoreEtcd:
+		if len(c.EtcdEndpoints) == 0 {
+			errs = append(errs, errors.New("-store etcd needs -etcd-endpoints"))
+		}
+		if c.NodeID == "" {
+			errs = append(errs, errors.New("-node-id must not be empty"))
+		}
+		pos("lease-ttl", int64(c.LeaseTTL))
+		pos("etcd-dial-timeout", int64(c.EtcdDialTimeout))
+	default:
+		errs = append(errs, fmt.Errorf("-store must be pebble or etcd, got %q", c.Store))
 	}
 	return errors.Join(errs...)
 }

@@ -1,5 +1,5 @@
 // Package gateway is the `wsrkit serve` SOAP gateway: an rmp.Node on a
-// pebble store behind the RMP endpoint, the JSON submit, inbox, message,
+// pebble store (or a fenced etcd store) behind the RMP endpoint, the JSON submit, inbox, message,
 // group, clock and metrics API, and HTTP delivery and notify callbacks.
 package gateway
 
@@ -24,7 +24,6 @@ import (
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
-	"github.com/wsrkit/wsrkit/store/pebblestore"
 )
 
 // Options are the parts of a Gateway that tests and the demo replace.
@@ -36,6 +35,9 @@ type Options struct {
 	Client *http.Client
 	// Transport sends RMP traffic; nil means rmp.NewHTTPTransport.
 	Transport rmp.Transport
+	// Context bounds opening: with -store etcd, the wait of a standby for
+	// the claim. nil means context.Background().
+	Context context.Context
 }
 
 // Gateway is one running `wsrkit serve` instance without its listener:
@@ -44,7 +46,7 @@ type Gateway struct {
 	cfg     Config
 	clk     rmp.Clock
 	fake    *rmp.FakeClock // nil without -fake-clock
-	store   *pebblestore.Store
+	store   *backend
 	node    *rmp.Node
 	inbox   *inbox // nil with -deliver
 	records *records
@@ -95,7 +97,14 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("outcome records: %w", err)
 	}
-	g.store, err = pebblestore.Open(pebblestore.Options{Dir: filepath.Join(cfg.DataDir, storeDir)})
+	if opts.Context == nil {
+		opts.Context = context.Background()
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	g.store, err = openBackend(opts.Context, &cfg, log)
 	if err != nil {
 		g.records.close()
 		return nil, fmt.Errorf("opening store: %w", err)
@@ -109,7 +118,7 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 	}
 	g.node, err = rmp.Open(rmp.NodeConfig{
 		Engine:     engineConfig(&cfg, inst),
-		Store:      g.store,
+		Store:      g.store.store,
 		Transport:  opts.Transport,
 		Clock:      g.clk,
 		Consumer:   consumer,
@@ -119,7 +128,8 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 		MaxBody:    cfg.MaxBody,
 	})
 	if err != nil {
-		g.store.Close()
+		g.store.store.Close()
+		g.store.closeAll()
 		g.records.close()
 		return nil, err
 	}
@@ -214,13 +224,17 @@ func (g *Gateway) Now() time.Time { return g.clk.Now().UTC() }
 // the outcome records.
 func (g *Gateway) Close(ctx context.Context) error {
 	err := g.node.Close(ctx)
-	return errors.Join(err, g.records.close())
+	return errors.Join(err, g.store.closeAll(), g.records.close())
 }
+
+// Lost reports, once, that the instance lost its etcd claim and must stop
+// (ErrLost); it never fires with -store pebble.
+func (g *Gateway) Lost() <-chan error { return g.store.lost }
 
 // Kill simulates a crash for tests: the store is closed under the running
 // node, which stops at its next commit; nothing is shut down in order.
 // What was committed is what a restart finds.
 func (g *Gateway) Kill() {
-	g.store.Close()
+	g.store.kill()
 	g.records.close()
 }

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/wsrkit/wsrkit/internal/gateway"
+	"github.com/wsrkit/wsrkit/store/etcdstore"
+	"github.com/wsrkit/wsrkit/store/etcdstore/etcdtest"
+)
+
+// lockedBuffer is serve's stderr, read by the test while serve writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// pendingServe is a serve started in the background: ready delivers its
+// server once it holds the etcd claim (a standby waits).
+type pendingServe struct {
+	ready  chan *gateway.Server
+	stop   chan struct{}
+	status chan int
+	stderr *lockedBuffer
+	once   sync.Once
+}
+
+func startServeAsync(t *testing.T, args ...string) *pendingServe {
+	t.Helper()
+	p := &pendingServe{ready: make(chan *gateway.Server, 1), stop: make(chan struct{}), status: make(chan int, 1), stderr: &lockedBuffer{}}
+	go func() {
+		p.status <- serve(append([]string{"-listen", "127.0.0.1:0", "-log", "info"}, args...), p.stderr,
+			func(srv *gateway.Server) <-chan struct{} { p.ready <- srv; return p.stop })
+	}()
+	t.Cleanup(func() {
+		p.halt()
+		select {
+		case <-p.status:
+		case <-time.After(15 * time.Second):
+			t.Errorf("serve did not stop: %s", p.stderr.String())
+		}
+	})
+	return p
+}
+
+func (p *pendingServe) halt() { p.once.Do(func() { close(p.stop) }) }
+
+func (p *pendingServe) server(t *testing.T, within time.Duration) *gateway.Server {
+	t.Helper()
+	select {
+	case s := <-p.ready:
+		return s
+	case st := <-p.status:
+		t.Fatalf("serve exited with %d: %s", st, p.stderr.String())
+	case <-time.After(within):
+		t.Fatalf("serve did not become active within %s: %s", within, p.stderr.String())
+	}
+	return nil
+}
+
+// TestServeEtcd runs `wsrkit serve -store etcd` against a 3-member embedded
+// cluster: the active instance holds the one "gateway" claim, keeps its
+// group state in etcd (not under -data), and a standby takes over the
+// pending work when the active instance dies.
+func TestServeEtcd(t *testing.T) {
+	cluster := etcdtest.StartTB(t, etcdtest.Options{Members: 3})
+	eps := strings.Join(cluster.Endpoints, ",")
+
+	t.Run("active instance sends and is acknowledged", func(t *testing.T) {
+		sink := &notifySink{}
+		ns := httptest.NewServer(sink)
+		defer ns.Close()
+		recv := startServe(t, "-data", t.TempDir())
+		dir := t.TempDir()
+		a := startServeAsync(t, "-data", dir, "-store", "etcd", "-etcd-endpoints", eps, "-etcd-prefix", "/t1/",
+			"-node-id", "a", "-notify", ns.URL, "-retry-interval", "200ms").server(t, 20*time.Second)
+
+		st, m, e := submit(t, a.URL(), map[string]any{"to": recv.URL() + "/rmp", "group": "g", "ordered": true,
+			"ack": true, "dupElim": true, "replyPattern": "Response", "expiresIn": "1m", "body": "<x>etcd</x>"})
+		require.Equal(t, 202, st, e)
+		require.Eventually(t, func() bool { return len(sink.byID(m.ID)) == 1 }, 10*time.Second, 10*time.Millisecond)
+		require.Equal(t, "acknowledged", sink.byID(m.ID)[0].Outcome)
+		var in inboxList
+		require.Equal(t, 200, do(t, "GET", recv.URL()+"/v1/inbox", nil, &in))
+		require.Len(t, in.Messages, 1)
+		require.Contains(t, in.Messages[0].Body, "<x>etcd</x>")
+
+		// Group state is in etcd: no pebble store under -data; the claim is
+		// held by node "a", so another owner cannot take it.
+		_, err := os.Stat(filepath.Join(dir, "store"))
+		require.ErrorIs(t, err, os.ErrNotExist)
+		s, err := etcdstore.Open(etcdstore.Options{Endpoints: cluster.Endpoints, Prefix: "/t1/"})
+		require.NoError(t, err)
+		defer s.Close()
+		other, err := etcdstore.NewOwner(s, "probe", time.Second)
+		require.NoError(t, err)
+		defer other.Close()
+		_, err = other.TryAcquire(context.Background(), gateway.ClaimName)
+		require.ErrorIs(t, err, etcdstore.ErrOwned)
+		require.Contains(t, err.Error(), `node "a"`)
+	})
+
+	t.Run("standby takes over pending work", func(t *testing.T) {
+		sink := &notifySink{}
+		ns := httptest.NewServer(sink)
+		defer ns.Close()
+		recv := startServe(t, "-data", t.TempDir())
+		var up atomic.Bool // the receiver is unreachable until the takeover
+		front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !up.Load() {
+				w.WriteHeader(503)
+				return
+			}
+			req, _ := http.NewRequest("POST", recv.URL()+"/rmp", r.Body)
+			req.Header = r.Header.Clone()
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				w.WriteHeader(502)
+				return
+			}
+			defer res.Body.Close()
+			for k, v := range res.Header {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(res.StatusCode)
+			io.Copy(w, res.Body)
+		}))
+		defer front.Close()
+		common := []string{"-store", "etcd", "-etcd-endpoints", eps, "-etcd-prefix", "/t2/", "-lease-ttl", "2s",
+			"-notify", ns.URL, "-retry-interval", "100ms", "-retry-max-interval", "300ms", "-max-retries", "1000"}
+		pa := startServeAsync(t, append([]string{"-data", t.TempDir(), "-node-id", "a"}, common...)...)
+		a := pa.server(t, 20*time.Second)
+		st, m, e := submit(t, a.URL(), map[string]any{"to": front.URL + "/rmp", "group": "g", "ordered": true,
+			"ack": true, "dupElim": true, "replyPattern": "Response", "expiresIn": "5m", "body": "<x>kept</x>"})
+		require.Equal(t, 202, st, e)
+
+		pb := startServeAsync(t, append([]string{"-data", t.TempDir(), "-node-id", "b"}, common...)...)
+		require.Eventually(t, func() bool { return strings.Contains(pb.stderr.String(), "standing by") }, 10*time.Second, 10*time.Millisecond)
+		select {
+		case <-pb.ready:
+			t.Fatal("b became active while a holds the claim")
+		default:
+		}
+
+		// a's etcd client goes away without revoking the lease, which
+		// expires after the TTL; a stops with one clear line.
+		a.Gateway.Kill()
+		select {
+		case st := <-pa.status:
+			require.Equal(t, 1, st)
+			require.Contains(t, pa.stderr.String(), "wsrkit serve: stopping: gateway: etcd ownership lost")
+			var lines []string
+			for _, l := range strings.Split(pa.stderr.String(), "\n") {
+				if strings.HasPrefix(l, "wsrkit serve:") {
+					lines = append(lines, l)
+				}
+			}
+			require.Len(t, lines, 1, "one clear line: %s", pa.stderr.String())
+		case <-time.After(10 * time.Second):
+			t.Fatalf("a did not stop after losing its lease: %s", pa.stderr.String())
+		}
+		pa.status <- 1 // for the cleanup
+
+		b := pb.server(t, 15*time.Second)
+		up.Store(true)
+		require.Eventually(t, func() bool { return len(sink.byID(m.ID)) == 1 }, 10*time.Second, 10*time.Millisecond)
+		require.Equal(t, "acknowledged", sink.byID(m.ID)[0].Outcome)
+		var in inboxList
+		require.Equal(t, 200, do(t, "GET", recv.URL()+"/v1/inbox", nil, &in))
+		require.Len(t, in.Messages, 1)
+		require.Contains(t, in.Messages[0].Body, "<x>kept</x>")
+		// b's sending RMP answers for the message it finished.
+		var ms gateway.MessageStatus
+		require.Equal(t, 200, do(t, "GET", b.URL()+"/v1/messages/"+m.ID, nil, &ms))
+		require.Equal(t, "acknowledged", ms.State)
+	})
+}
