@@ -198,3 +198,28 @@ func TestServeEtcd(t *testing.T) {
 		require.Equal(t, "acknowledged", ms.State)
 	})
 }
+
+// TestServeStoreFlags: bad -store settings are one line and a non-zero exit.
+func TestServeStoreFlags(t *testing.T) {
+	cases := []struct {
+		args   []string
+		status int
+		stderr string
+	}{
+		{[]string{"-store", "mem"}, 1, `-store must be pebble or etcd, got "mem"`},
+		{[]string{"-store", "etcd"}, 1, "-store etcd needs -etcd-endpoints"},
+		{[]string{"-etcd-endpoints", "nohost"}, 2, `invalid endpoint "nohost": want host:port`},
+		{[]string{"-store", "etcd", "-etcd-endpoints", "127.0.0.1:1", "-lease-ttl", "0s"}, 1, "-lease-ttl must be positive"},
+		{[]string{"-store", "etcd", "-etcd-endpoints", "127.0.0.1:1", "-node-id", ""}, 1, "-node-id must not be empty"},
+	}
+	for _, c := range cases {
+		var out, errb bytes.Buffer
+		args := append([]string{"serve", "-listen", "127.0.0.1:0", "-data", t.TempDir()}, c.args...)
+		if got := run(args, &out, &errb); got != c.status {
+			t.Errorf("run(%q) = %d, want %d (stderr %q)", c.args, got, c.status, errb.String())
+		}
+		if !strings.Contains(errb.String(), c.stderr) {
+			t.Errorf("run(%q) stderr = %q, want it to contain %q", c.args, errb.String(), c.stderr)
+		}
+	}
+}
