@@ -199,7 +199,8 @@ func TestServeEtcd(t *testing.T) {
 	})
 }
 
-// TestServeStoreFlags: bad -store settings are one line and a non-zero exit.
+// TestServeStoreFlags: bad -store settings and an unreachable cluster are
+// one line and a non-zero exit.
 func TestServeStoreFlags(t *testing.T) {
 	cases := []struct {
 		args   []string
@@ -211,6 +212,8 @@ func TestServeStoreFlags(t *testing.T) {
 		{[]string{"-etcd-endpoints", "nohost"}, 2, `invalid endpoint "nohost": want host:port`},
 		{[]string{"-store", "etcd", "-etcd-endpoints", "127.0.0.1:1", "-lease-ttl", "0s"}, 1, "-lease-ttl must be positive"},
 		{[]string{"-store", "etcd", "-etcd-endpoints", "127.0.0.1:1", "-node-id", ""}, 1, "-node-id must not be empty"},
+		// No member answers: a bounded failure, not a hang in the lease grant.
+		{[]string{"-store", "etcd", "-etcd-endpoints", "127.0.0.1:1", "-etcd-timeout", "300ms"}, 1, "wsrkit serve: opening store: etcd 127.0.0.1:1:"},
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer

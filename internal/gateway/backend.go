@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -64,12 +65,20 @@ func openBackend(ctx context.Context, cfg *Config, log *slog.Logger) (*backend, 
 
 func openEtcd(ctx context.Context, cfg *Config, log *slog.Logger) (*backend, error) {
 	base, err := etcdstore.Open(etcdstore.Options{
-		Endpoints:   cfg.EtcdEndpoints,
-		Prefix:      cfg.EtcdPrefix,
-		DialTimeout: cfg.EtcdDialTimeout,
+		Endpoints: cfg.EtcdEndpoints,
+		// One bound for dialing and for each request.
+		RequestTimeout: cfg.EtcdTimeout,
+		Prefix:         cfg.EtcdPrefix,
+		DialTimeout:    cfg.EtcdTimeout,
 	})
 	if err != nil {
 		return nil, err
+	}
+	// A bounded read first: NewOwner's lease grant waits without a bound
+	// when no endpoint answers, so wrong -etcd-endpoints would hang serve.
+	if _, _, err := base.NextDeadline(); err != nil {
+		base.Close()
+		return nil, fmt.Errorf("etcd %s: %w", strings.Join(cfg.EtcdEndpoints, ","), err)
 	}
 	owner, err := etcdstore.NewOwner(base, cfg.NodeID, cfg.LeaseTTL)
 	if err != nil {

@@ -58,12 +58,12 @@ type Config struct {
 	// Store is the backend, StorePebble or StoreEtcd. With etcd the group
 	// state lives in the cluster; -data keeps only the instance id and the
 	// outcome records, which stay local to this instance.
-	Store           string
-	EtcdEndpoints   []string      // cluster client addresses (host:port)
-	EtcdPrefix      string        // key namespace shared by the gateways of one deployment
-	EtcdDialTimeout time.Duration // bounds connecting to EtcdEndpoints
-	NodeID          string        // this instance's name in the etcd claim
-	LeaseTTL        time.Duration // etcd lease: how long a dead active instance blocks its standbys
+	Store         string
+	EtcdEndpoints []string      // cluster client addresses (host:port)
+	EtcdPrefix    string        // key namespace shared by the gateways of one deployment
+	EtcdTimeout   time.Duration // bounds dialing and each etcd request
+	NodeID        string        // this instance's name in the etcd claim
+	LeaseTTL      time.Duration // etcd lease: how long a dead active instance blocks its standbys
 }
 
 // DefaultConfig returns the defaults of `wsrkit serve`.
@@ -90,7 +90,7 @@ func DefaultConfig() Config {
 		DefaultExpiresIn:     time.Hour,
 		Store:                StorePebble,
 		EtcdPrefix:           "/wsrkit/",
-		EtcdDialTimeout:      5 * time.Second,
+		EtcdTimeout:          10 * time.Second,
 		NodeID:               defaultNodeID(),
 		LeaseTTL:             defaultLeaseTTL,
 	}
@@ -138,7 +138,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Store, "store", c.Store, "group state backend: pebble (under -data) or etcd (shared; one active instance, others stand by)")
 	fs.Var((*endpoints)(&c.EtcdEndpoints), "etcd-endpoints", "etcd client addresses host:port,… (with -store etcd)")
 	fs.StringVar(&c.EtcdPrefix, "etcd-prefix", c.EtcdPrefix, "etcd key namespace shared by the gateways of one deployment")
-	fs.DurationVar(&c.EtcdDialTimeout, "etcd-dial-timeout", c.EtcdDialTimeout, "bound on connecting to -etcd-endpoints")
+	fs.DurationVar(&c.EtcdTimeout, "etcd-timeout", c.EtcdTimeout, "bound on dialing -etcd-endpoints and on each etcd request (a commit past it stops the node)")
 	fs.StringVar(&c.NodeID, "node-id", c.NodeID, "this instance's name in the etcd ownership claim (default the host name)")
 	fs.DurationVar(&c.LeaseTTL, "lease-ttl", c.LeaseTTL, "etcd lease: a standby takes over within about this long after the active instance dies")
 }
@@ -210,7 +210,7 @@ func (c *Config) Validate() error {
 			errs = append(errs, errors.New("-node-id must not be empty"))
 		}
 		pos("lease-ttl", int64(c.LeaseTTL))
-		pos("etcd-dial-timeout", int64(c.EtcdDialTimeout))
+		pos("etcd-timeout", int64(c.EtcdTimeout))
 	default:
 		errs = append(errs, fmt.Errorf("-store must be pebble or etcd, got %q", c.Store))
 	}
