@@ -61,7 +61,15 @@ func NewOwner(s *Store, node string, ttl time.Duration) (*Owner, error) {
 	if secs < 1 {
 		secs = 1
 	}
-	sess, err := concurrency.NewSession(s.client, concurrency.WithTTL(secs))
+	// Grant the lease within the store's request timeout: a session left to
+	// grant it itself would wait forever on an unreachable cluster.
+	ctx, cancel := s.ctx()
+	grant, err := s.client.Grant(ctx, int64(secs))
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("etcdstore: owner %s: lease: %w", node, err)
+	}
+	sess, err := concurrency.NewSession(s.client, concurrency.WithTTL(secs), concurrency.WithLease(grant.ID))
 	if err != nil {
 		return nil, fmt.Errorf("etcdstore: owner %s: session: %w", node, err)
 	}
