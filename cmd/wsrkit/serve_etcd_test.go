@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -129,26 +127,7 @@ func TestServeEtcd(t *testing.T) {
 		defer ns.Close()
 		recv := startServe(t, "-data", t.TempDir())
 		var up atomic.Bool // the receiver is unreachable until the takeover
-		front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !up.Load() {
-				w.WriteHeader(503)
-				return
-			}
-			req, _ := http.NewRequest("POST", recv.URL()+"/rmp", r.Body)
-			req.Header = r.Header.Clone()
-			res, err := http.DefaultClient.Do(req)
-			if err != nil {
-				w.WriteHeader(502)
-				return
-			}
-			defer res.Body.Close()
-			for k, v := range res.Header {
-				w.Header()[k] = v
-			}
-			w.WriteHeader(res.StatusCode)
-			io.Copy(w, res.Body)
-		}))
-		defer front.Close()
+		front := dropProxy(t, recv.URL, func([]byte) bool { return !up.Load() })
 		common := []string{"-store", "etcd", "-etcd-endpoints", eps, "-etcd-prefix", "/t2/", "-lease-ttl", "2s",
 			"-notify", ns.URL, "-retry-interval", "100ms", "-retry-max-interval", "300ms", "-max-retries", "1000"}
 		pa := startServeAsync(t, append([]string{"-data", t.TempDir(), "-node-id", "a"}, common...)...)

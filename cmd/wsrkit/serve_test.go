@@ -435,27 +435,8 @@ func TestServeKillRestart(t *testing.T) {
 	var down sync.Map
 	down.Store("down", true)
 	var bURL sync.Map
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if v, _ := down.Load("down"); v == true {
-			w.WriteHeader(503)
-			return
-		}
-		u, _ := bURL.Load("u")
-		req, _ := http.NewRequest("POST", u.(string)+"/rmp", r.Body)
-		req.Header = r.Header.Clone()
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			w.WriteHeader(502)
-			return
-		}
-		defer res.Body.Close()
-		for k, v := range res.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(res.StatusCode)
-		io.Copy(w, res.Body)
-	}))
-	defer front.Close()
+	front := dropProxy(t, func() string { u, _ := bURL.Load("u"); return u.(string) },
+		func([]byte) bool { v, _ := down.Load("down"); return v == true })
 	a := startServe(t, "-data", sendDir, "-notify", ns.URL, "-fake-clock", "-fake-clock-start", "2030-01-01T00:00:00Z")
 	st, m, _ := submit(t, a.URL(), map[string]any{"to": front.URL + "/rmp", "group": "g", "ordered": true, "ack": true, "dupElim": true, "expiresIn": "1h", "body": "<x/>"})
 	require.Equal(t, 202, st)

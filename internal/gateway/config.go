@@ -110,7 +110,7 @@ func defaultNodeID() string {
 // defaults, writing into c when fs is parsed.
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Listen, "listen", c.Listen, "address to listen on")
-	fs.StringVar(&c.DataDir, "data", c.DataDir, "directory of the embedded pebble store")
+	fs.StringVar(&c.DataDir, "data", c.DataDir, "local data directory: the pebble store (with -store pebble), instance-id and outcome records")
 	fs.StringVar(&c.PublicURL, "public-url", c.PublicURL, "base URL put into ReplyTo/BareURI as <public-url>/rmp (default http://<listen>)")
 	fs.StringVar(&c.Deliver, "deliver", c.Deliver, "POST each delivered message to this URL (default: the inbox, GET /v1/inbox)")
 	fs.StringVar(&c.Notify, "notify", c.Notify, "POST each outcome as JSON to this URL")
