@@ -28,11 +28,7 @@ func (h *harness) inject(n *node, contentType string, body []byte) {
 // cmdSend builds a reliable message from the arguments and POSTs it
 // through the real parser (digest §2.2).
 func (h *harness) cmdSend(a *args) error {
-	n, err := h.node(a.str("to", "r"))
-	if err != nil {
-		return err
-	}
-	v, err := parseVersion(a.str("soap", "1.1"))
+	n, v, err := h.addressee(a, "r")
 	if err != nil {
 		return err
 	}
@@ -86,16 +82,23 @@ func (h *harness) cmdSend(a *args) error {
 	return nil
 }
 
+// addressee reads the RMP an input goes to (argument to, default def) and
+// the SOAP version it is written in (argument soap, default 1.1).
+func (h *harness) addressee(a *args, def string) (*node, soap.Version, error) {
+	n, err := h.node(a.str("to", def))
+	if err != nil {
+		return nil, 0, err
+	}
+	v, err := parseVersion(a.str("soap", "1.1"))
+	return n, v, err
+}
+
 var placeholder = regexp.MustCompile(`\{\{([^}]*)\}\}`)
 
 // cmdPost POSTs the input as raw XML; {{T+5s}} and {{+5s}} become
 // xsd:dateTime values.
 func (h *harness) cmdPost(a *args, input string) error {
-	n, err := h.node(a.str("to", "r"))
-	if err != nil {
-		return err
-	}
-	v, err := parseVersion(a.str("soap", "1.1"))
+	n, v, err := h.addressee(a, "r")
 	if err != nil {
 		return err
 	}
@@ -126,11 +129,7 @@ func (h *harness) cmdPost(a *args, input string) error {
 // cmdPoll POSTs a PollRequest; each input line is a group id followed by
 // its ranges (none for a singleton).
 func (h *harness) cmdPoll(a *args, input string) error {
-	n, err := h.node(a.str("to", "r"))
-	if err != nil {
-		return err
-	}
-	v, err := parseVersion(a.str("soap", "1.1"))
+	n, v, err := h.addressee(a, "r")
 	if err != nil {
 		return err
 	}
@@ -215,11 +214,7 @@ func replyEnvelope(v soap.Version, entries []soap.Reply) ([]byte, error) {
 
 // cmdReply POSTs an RM-Reply to an RMP, as a callback does (R31).
 func (h *harness) cmdReply(a *args, input string) error {
-	n, err := h.node(a.str("to", "s"))
-	if err != nil {
-		return err
-	}
-	v, err := parseVersion(a.str("soap", "1.1"))
+	n, v, err := h.addressee(a, "s")
 	if err != nil {
 		return err
 	}
