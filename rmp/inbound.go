@@ -58,7 +58,7 @@ func (e *Engine) ReceiveInbound(now time.Time, token uint64, in *Inbound) {
 	}
 	v, env := in.version, in.env
 	if in.parseErr != nil {
-		e.refuse(now, token, v, env, in.parseErr)
+		e.refuse(token, v, in.parseErr)
 		return
 	}
 	if env.Request == nil && env.Response == nil && env.PollRequest == nil {
@@ -145,7 +145,7 @@ func handedOut(rd *receiver.Ready, m *receiver.Message) *receiver.DeliveryRef {
 // refuse answers a request the parser refused. A message it could identify
 // gets a fault indication in a wsrm:Response (D7); anything else a SOAP
 // Fault (R38, R79).
-func (e *Engine) refuse(now time.Time, token uint64, v soap.Version, env *soap.Envelope, err error) {
+func (e *Engine) refuse(token uint64, v soap.Version, err error) {
 	var f *faults.Fault
 	if !errors.As(err, &f) {
 		f = faults.New(faults.InvalidRequest, "rmp.unreadable", err.Error())
