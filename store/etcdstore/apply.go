@@ -73,6 +73,9 @@ func (s *Store) applyOnce(batch []group.Mutation, revKeys []string) (done bool, 
 		return true, err
 	}
 	ops := p.ops()
+	if s.fence != nil && s.fence.stamp != "" {
+		ops = append(ops, clientv3.OpPut(StampKey, s.fence.stamp))
+	}
 	cmps := make([]clientv3.Cmp, 0, len(revKeys)+1)
 	size := txnOverheadBytes
 	for _, k := range revKeys {

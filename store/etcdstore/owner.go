@@ -190,6 +190,7 @@ func (s *Store) Fenced(c Claim) *Store {
 type fence struct {
 	claim Claim
 	key   string
+	stamp string // Stamped: the value put at StampKey by every commit
 }
 
 func (f *fence) cmp() clientv3.Cmp {
