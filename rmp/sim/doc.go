@@ -40,7 +40,8 @@
 // every message taken in it (D17, D20–D23). A sending group is removed only
 // when each of its messages has an outcome. At the end every submitted
 // message has an outcome, the last one Acknowledged or Failed with a
-// reason; guaranteed messages (one hour lifetime, many retries) end
+// reason; guaranteed messages (a lifetime minutes longer than the chaos
+// phase and its clock jumps, many retries) end
 // Acknowledged and delivered; an Acknowledged message was delivered, unless
 // the receiver discarded it after the ack (D12, D14) under Response or Poll,
 // where the fault has no channel left (D13, counted); no group state is

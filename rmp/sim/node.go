@@ -63,7 +63,7 @@ func newNode(wd *world, i int) (*node, error) {
 	n.cfg.Sender.InstanceID = n.name
 	n.cfg.Sender.JitterSeed = wd.seed
 	n.cfg.Sender.PollInterval = 2 * time.Second
-	n.cfg.Sender.LateFaultGrace = 20 * time.Minute // longer than chaos, jumps and callback retries: a late fault (D13) must find its message
+	n.cfg.Sender.LateFaultGrace = wd.p.slack // longer than chaos, jumps and callback retries: a late fault (D13) must find its message
 	n.cfg.Sender.Retry = sender.RetryPolicy{Interval: time.Second, Backoff: 2, MaxInterval: 4 * time.Second, Jitter: 0.1, MaxRetries: 4}
 	guaranteed := sender.RetryPolicy{Interval: time.Second, Backoff: 2, MaxInterval: 4 * time.Second, Jitter: 0.1, MaxRetries: 400}
 	n.cfg.Sender.Destinations = map[string]sender.Destination{}
@@ -78,7 +78,7 @@ func newNode(wd *world, i int) (*node, error) {
 	rc.MaxHeldTotal = wd.p.maxHeldTotal
 	rc.DeliveryRetry = receiver.Backoff{Initial: 200 * time.Millisecond, Factor: 2, Max: 5 * time.Second}
 	rc.CallbackRetry = receiver.Backoff{Initial: time.Second, Factor: 2, Max: 8 * time.Second}
-	rc.FaultRetention = 20 * time.Minute
+	rc.FaultRetention = wd.p.slack
 	if wd.opt.Pebble {
 		n.fs = pebblestore.NewMemFS()
 		st, err := n.fs.Open("db", pebblestore.Options{})

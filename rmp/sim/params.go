@@ -28,10 +28,20 @@ type Options struct {
 	MaxEvents int
 }
 
+// maxJumps forward clock jumps of at most maxJump each happen in a run.
+const (
+	maxJumps = 2
+	maxJump  = 120 * time.Second
+)
+
 // params are the fault rates and limits of one run, drawn from its seed.
 type params struct {
 	groups, maxPerGroup int
 	chaos               time.Duration
+	// slack outlasts the chaos phase and every forward jump with minutes
+	// to spare: guaranteed messages live this long, and late faults (D13)
+	// are kept and mapped for as long.
+	slack time.Duration
 
 	loss, answerLoss, dup float64 // per POST and per response
 	maxDelay              time.Duration
@@ -60,6 +70,7 @@ func drawParams(rng *rand.Rand, o Options) params {
 	if p.chaos == 0 {
 		p.chaos = 90 * time.Second
 	}
+	p.slack = p.chaos + maxJumps*maxJump + 2*time.Minute
 	p.loss = rng.Float64() * 0.3
 	p.answerLoss = rng.Float64() * 0.3
 	p.dup = rng.Float64() * 0.15
@@ -71,7 +82,7 @@ func drawParams(rng *rand.Rand, o Options) params {
 		p.storeFault = rng.Float64() * 0.01
 	}
 	p.consumerFail = rng.Float64() * 0.2
-	p.jumps = rng.IntN(3)
+	p.jumps = rng.IntN(maxJumps + 1)
 	p.crashUnsynced = rng.IntN(101)
 	p.maxHeldPerGroup = 2 + rng.IntN(10)
 	p.maxHeldTotal = p.maxHeldPerGroup + rng.IntN(30)

@@ -66,7 +66,7 @@ func makeWorkload(rng *rand.Rand, p params) workload {
 		for i := range n {
 			m := planMsg{id: len(w.msgs), g: gi, at: at}
 			if g.guaranteed {
-				m.lifetime = time.Hour
+				m.lifetime = p.slack
 			} else {
 				m.lifetime = time.Duration(1+rng.IntN(90)) * time.Second
 				if rng.IntN(4) == 0 {

@@ -61,7 +61,7 @@ func Run(seed uint64, opt Options) Result {
 	}
 	for range p.jumps {
 		wd.sch.push(&event{at: epoch.Add(time.Duration(rng.Int64N(int64(p.chaos)))), kind: evJump,
-			jump: time.Duration(1+rng.IntN(120)) * time.Second})
+			jump: time.Duration(1+rng.IntN(int(maxJump/time.Second))) * time.Second})
 	}
 	wd.sch.push(&event{at: epoch.Add(p.chaos), kind: evHeal})
 	wd.loop()
