@@ -18,7 +18,7 @@ type Options struct {
 	// where a crash reloads from the same store and Apply failures are
 	// injected with FailApply.
 	Pebble bool
-	// Groups and MaxPerGroup size the workload; zero means 40 and 12.
+	// Groups and MaxPerGroup size the workload; zero means 80 and 24.
 	Groups, MaxPerGroup int
 	// Chaos is how long faults are injected before the network heals;
 	// zero means 90 s of virtual time.
@@ -62,10 +62,10 @@ type params struct {
 func drawParams(rng *rand.Rand, o Options) params {
 	p := params{groups: o.Groups, maxPerGroup: o.MaxPerGroup, chaos: o.Chaos}
 	if p.groups == 0 {
-		p.groups = 40
+		p.groups = 80
 	}
 	if p.maxPerGroup == 0 {
-		p.maxPerGroup = 12
+		p.maxPerGroup = 24
 	}
 	if p.chaos == 0 {
 		p.chaos = 90 * time.Second
@@ -76,7 +76,7 @@ func drawParams(rng *rand.Rand, o Options) params {
 	p.dup = rng.Float64() * 0.15
 	p.maxDelay = time.Duration(1+rng.IntN(1500)) * time.Millisecond
 	p.timeout = 3 * time.Second
-	p.crashes = rng.IntN(4)
+	p.crashes = rng.IntN(1 + 3*max(1, p.groups/40)) // about as many per message at every size
 	p.crashMid = rng.Float64() * 0.01
 	if !o.Pebble {
 		p.storeFault = rng.Float64() * 0.01
