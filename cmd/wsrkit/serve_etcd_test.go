@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -80,9 +81,10 @@ func (p *pendingServe) server(t *testing.T, within time.Duration) *gateway.Serve
 }
 
 // TestServeEtcd runs `wsrkit serve -store etcd` against a 3-member embedded
-// cluster: the active instance holds the one "gateway" claim, keeps its
-// group state in etcd (not under -data), and a standby takes over the
-// pending work when the active instance dies.
+// cluster: a lone instance holds every shard claim and keeps its group
+// state in etcd (not under -data); with -shards 1, a second instance holds
+// nothing while the first lives and takes over the pending work when it
+// dies.
 func TestServeEtcd(t *testing.T) {
 	cluster := etcdtest.StartTB(t, etcdtest.Options{Members: 3})
 	eps := strings.Join(cluster.Endpoints, ",")
@@ -106,19 +108,23 @@ func TestServeEtcd(t *testing.T) {
 		require.Len(t, in.Messages, 1)
 		require.Contains(t, in.Messages[0].Body, "<x>etcd</x>")
 
-		// Group state is in etcd: no pebble store under -data; the claim is
-		// held by node "a", so another owner cannot take it.
+		// Group state is in etcd: no pebble store under -data; every shard
+		// is held by node "a", so another owner cannot take one.
 		_, err := os.Stat(filepath.Join(dir, "store"))
 		require.ErrorIs(t, err, os.ErrNotExist)
-		s, err := etcdstore.Open(etcdstore.Options{Endpoints: cluster.Endpoints, Prefix: "/t1/"})
+		base, err := etcdstore.Open(etcdstore.Options{Endpoints: cluster.Endpoints, Prefix: "/t1/"})
 		require.NoError(t, err)
-		defer s.Close()
-		other, err := etcdstore.NewOwner(s, "probe", time.Second)
+		defer base.Close()
+		other, err := etcdstore.NewOwner(base, "probe", time.Second)
 		require.NoError(t, err)
 		defer other.Close()
-		_, err = other.TryAcquire(context.Background(), gateway.ClaimName)
-		require.ErrorIs(t, err, etcdstore.ErrOwned)
-		require.Contains(t, err.Error(), `node "a"`)
+		for _, shard := range []int{0, 7, 15} { // the default -shards 16
+			s, err := etcdstore.Open(etcdstore.Options{Client: base.Client(), Prefix: fmt.Sprintf("/t1/shard/%d/", shard)})
+			require.NoError(t, err)
+			_, err = other.In(s).TryAcquire(context.Background(), "shard")
+			require.ErrorIs(t, err, etcdstore.ErrOwned)
+			require.Contains(t, err.Error(), `node "a"`)
+		}
 	})
 
 	t.Run("standby takes over pending work", func(t *testing.T) {
@@ -128,7 +134,7 @@ func TestServeEtcd(t *testing.T) {
 		recv := startServe(t, "-data", t.TempDir())
 		var up atomic.Bool // the receiver is unreachable until the takeover
 		front := dropProxy(t, recv.URL, func([]byte) bool { return !up.Load() })
-		common := []string{"-store", "etcd", "-etcd-endpoints", eps, "-etcd-prefix", "/t2/", "-lease-ttl", "2s",
+		common := []string{"-store", "etcd", "-etcd-endpoints", eps, "-etcd-prefix", "/t2/", "-lease-ttl", "2s", "-shards", "1", "-balance-interval", "200ms",
 			"-notify", ns.URL, "-retry-interval", "100ms", "-retry-max-interval", "300ms", "-max-retries", "1000"}
 		pa := startServeAsync(t, append([]string{"-data", t.TempDir(), "-node-id", "a"}, common...)...)
 		a := pa.server(t, 20*time.Second)
@@ -137,12 +143,13 @@ func TestServeEtcd(t *testing.T) {
 		require.Equal(t, 202, st, e)
 
 		pb := startServeAsync(t, append([]string{"-data", t.TempDir(), "-node-id", "b"}, common...)...)
-		require.Eventually(t, func() bool { return strings.Contains(pb.stderr.String(), "standing by") }, 10*time.Second, 10*time.Millisecond)
-		select {
-		case <-pb.ready:
-			t.Fatal("b became active while a holds the claim")
-		default:
-		}
+		b := pb.server(t, 20*time.Second)
+		// The one shard is a's: b holds nothing and forwards to a.
+		time.Sleep(500 * time.Millisecond) // a few balance steps of b
+		require.NotContains(t, pb.stderr.String(), "holding shard")
+		var ms gateway.MessageStatus
+		require.Equal(t, 200, do(t, "GET", b.URL()+"/v1/messages/"+m.ID, nil, &ms))
+		require.Equal(t, "pending", ms.State)
 
 		// a's etcd client goes away without revoking the lease, which
 		// expires after the TTL; a stops with one clear line.
@@ -163,7 +170,7 @@ func TestServeEtcd(t *testing.T) {
 		}
 		pa.status <- 1 // for the cleanup
 
-		b := pb.server(t, 15*time.Second)
+		require.Eventually(t, func() bool { return strings.Contains(pb.stderr.String(), "holding shard") }, 15*time.Second, 20*time.Millisecond)
 		up.Store(true)
 		require.Eventually(t, func() bool { return len(sink.byID(m.ID)) == 1 }, 10*time.Second, 10*time.Millisecond)
 		require.Equal(t, "acknowledged", sink.byID(m.ID)[0].Outcome)
@@ -172,7 +179,6 @@ func TestServeEtcd(t *testing.T) {
 		require.Len(t, in.Messages, 1)
 		require.Contains(t, in.Messages[0].Body, "<x>kept</x>")
 		// b's sending RMP answers for the message it finished.
-		var ms gateway.MessageStatus
 		require.Equal(t, 200, do(t, "GET", b.URL()+"/v1/messages/"+m.ID, nil, &ms))
 		require.Equal(t, "acknowledged", ms.State)
 	})

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"io"
 	"net/http"
+
+	"github.com/wsrkit/wsrkit/rmp"
 )
 
 // routes wires the HTTP API (README "HTTP API").
 func (g *Gateway) routes() {
 	m := http.NewServeMux()
-	m.Handle("/rmp", g.limit(g.node))
+	m.Handle("/rmp", g.limit(http.HandlerFunc(g.handleRMP)))
 	m.HandleFunc("POST /v1/messages", g.limitFunc(g.handleSubmit))
 	m.HandleFunc("GET /v1/messages/{id}", g.handleMessage)
 	m.HandleFunc("GET /v1/inbox", g.handleInbox)
@@ -81,14 +83,16 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 }
 
 func (g *Gateway) handleHealth(w http.ResponseWriter, r *http.Request) {
-	if err := g.node.Err(); err != nil {
-		writeError(w, http.StatusServiceUnavailable, err.Error())
-		return
-	}
-	// A round trip through the node's loop proves the store is open.
-	if _, err := g.node.Metrics(r.Context()); err != nil {
-		writeError(w, http.StatusServiceUnavailable, err.Error())
-		return
+	for _, sn := range g.nodes() {
+		if err := sn.node.Err(); err != nil {
+			writeError(w, http.StatusServiceUnavailable, err.Error())
+			return
+		}
+		// A round trip through the node's loop proves the store is open.
+		if _, err := sn.node.Metrics(r.Context()); err != nil {
+			writeError(w, http.StatusServiceUnavailable, err.Error())
+			return
+		}
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
@@ -109,10 +113,23 @@ func (g *Gateway) handleInboxDelete(w http.ResponseWriter, r *http.Request) {
 	}
 	ref, ok := g.inbox.lookup(id)
 	if !ok {
-		writeError(w, http.StatusNotFound, "unknown inbox message "+id)
+		// Another instance may hold the message's shard (and its inbox).
+		gid, known := inboxGroup(id)
+		if g.cl == nil || !known {
+			writeError(w, http.StatusNotFound, "unknown inbox message "+id)
+			return
+		}
+		g.onShard(w, r, nil, g.shardOf(gid), func(*rmp.Node) {
+			writeError(w, http.StatusNotFound, "unknown inbox message "+id)
+		})
 		return
 	}
-	if err := g.node.Confirm(r.Context(), ref, nil); err != nil {
+	n, _ := g.routeShard(g.shardOf(ref.Group.GroupID))
+	if n == nil { // the shard was just handed over; its new holder hands the message out again
+		writeError(w, http.StatusServiceUnavailable, "the message's shard moved to another instance; read the inbox again")
+		return
+	}
+	if err := n.Confirm(r.Context(), ref, nil); err != nil {
 		writeError(w, http.StatusServiceUnavailable, err.Error())
 		return
 	}

@@ -61,9 +61,11 @@ func (g *Gateway) handleClockPost(w http.ResponseWriter, r *http.Request) {
 		}
 		g.fake.Set(t.UTC())
 	}
-	if err := g.node.Sync(r.Context()); err != nil {
-		writeError(w, http.StatusServiceUnavailable, err.Error())
-		return
+	for _, sn := range g.nodes() {
+		if err := sn.node.Sync(r.Context()); err != nil {
+			writeError(w, http.StatusServiceUnavailable, err.Error())
+			return
+		}
 	}
 	writeJSON(w, http.StatusOK, ClockAnswer{Now: g.Now().Format(time.RFC3339Nano)})
 }

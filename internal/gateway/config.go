@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -63,7 +64,18 @@ type Config struct {
 	EtcdPrefix    string        // key namespace shared by the gateways of one deployment
 	EtcdTimeout   time.Duration // bounds dialing and each etcd request
 	NodeID        string        // this instance's name in the etcd claim
-	LeaseTTL      time.Duration // etcd lease: how long a dead active instance blocks its standbys
+	LeaseTTL      time.Duration // etcd lease: how long a dead instance's shards stay unserved
+	// Shards is the number of shards groups are spread over (-store etcd):
+	// the same on every instance of a deployment.
+	Shards int
+	// AdvertiseURL is this instance's own base URL, to which the others
+	// forward requests for the shards it holds; "" = http://<bound address>.
+	AdvertiseURL string
+	// BalanceInterval is how often an instance reads the members and shard
+	// holders, claims free shards and releases surplus ones.
+	BalanceInterval time.Duration
+	// ForwardTimeout bounds a request forwarded to the holder of a shard.
+	ForwardTimeout time.Duration
 }
 
 // DefaultConfig returns the defaults of `wsrkit serve`.
@@ -93,6 +105,9 @@ func DefaultConfig() Config {
 		EtcdTimeout:          10 * time.Second,
 		NodeID:               defaultNodeID(),
 		LeaseTTL:             defaultLeaseTTL,
+		Shards:               16,
+		BalanceInterval:      time.Second,
+		ForwardTimeout:       30 * time.Second,
 	}
 }
 
@@ -135,12 +150,16 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.StrictFaults, "strict-faults", c.StrictFaults, "emit only WS-Reliability 1.1 schema fault codes (D6)")
 	fs.BoolVar(&c.FakeClock, "fake-clock", c.FakeClock, "run on a fake clock moved by POST /v1/clock")
 	fs.Var((*rfc3339)(&c.FakeClockStart), "fake-clock-start", "RFC 3339 start of the fake clock (default the current real time)")
-	fs.StringVar(&c.Store, "store", c.Store, "group state backend: pebble (under -data) or etcd (shared; one active instance, others stand by)")
+	fs.StringVar(&c.Store, "store", c.Store, "group state backend: pebble (under -data) or etcd (shared; groups spread over the instances by -shards)")
 	fs.Var((*endpoints)(&c.EtcdEndpoints), "etcd-endpoints", "etcd client addresses host:port,… (with -store etcd)")
 	fs.StringVar(&c.EtcdPrefix, "etcd-prefix", c.EtcdPrefix, "etcd key namespace shared by the gateways of one deployment")
 	fs.DurationVar(&c.EtcdTimeout, "etcd-timeout", c.EtcdTimeout, "bound on dialing -etcd-endpoints and on each etcd request (a commit past it stops the node)")
-	fs.StringVar(&c.NodeID, "node-id", c.NodeID, "this instance's name in the etcd ownership claim (default the host name)")
-	fs.DurationVar(&c.LeaseTTL, "lease-ttl", c.LeaseTTL, "etcd lease: a standby takes over within about this long after the active instance dies")
+	fs.StringVar(&c.NodeID, "node-id", c.NodeID, "this instance's name in the etcd shard claims, unique per instance (default the host name)")
+	fs.DurationVar(&c.LeaseTTL, "lease-ttl", c.LeaseTTL, "etcd lease: the others take over a dead instance's shards within about this long")
+	fs.IntVar(&c.Shards, "shards", c.Shards, "shards the groups are spread over (-store etcd); the same on every instance")
+	fs.StringVar(&c.AdvertiseURL, "advertise-url", c.AdvertiseURL, "this instance's own base URL, for requests the others forward to it (default http://<listen>)")
+	fs.DurationVar(&c.BalanceInterval, "balance-interval", c.BalanceInterval, "how often an instance rebalances the shards over the live instances")
+	fs.DurationVar(&c.ForwardTimeout, "forward-timeout", c.ForwardTimeout, "bound on a request forwarded to the instance holding its shard")
 }
 
 // endpoints is a flag.Value of comma-separated host:port addresses.
@@ -211,6 +230,16 @@ func (c *Config) Validate() error {
 		}
 		pos("lease-ttl", int64(c.LeaseTTL))
 		pos("etcd-timeout", int64(c.EtcdTimeout))
+		pos("balance-interval", int64(c.BalanceInterval))
+		pos("forward-timeout", int64(c.ForwardTimeout))
+		if c.Shards < 1 || c.Shards > MaxShards {
+			errs = append(errs, fmt.Errorf("-shards must be in 1..%d, got %d", MaxShards, c.Shards))
+		}
+		if c.AdvertiseURL != "" {
+			if u, err := url.Parse(c.AdvertiseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				errs = append(errs, fmt.Errorf("-advertise-url must be an absolute http or https URL, got %q", c.AdvertiseURL))
+			}
+		}
 	default:
 		errs = append(errs, fmt.Errorf("-store must be pebble or etcd, got %q", c.Store))
 	}

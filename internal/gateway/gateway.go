@@ -15,8 +15,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wsrkit/wsrkit/faults"
@@ -24,6 +26,7 @@ import (
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
+	"github.com/wsrkit/wsrkit/store"
 )
 
 // Options are the parts of a Gateway that tests and the demo replace.
@@ -41,15 +44,23 @@ type Options struct {
 }
 
 // Gateway is one running `wsrkit serve` instance without its listener:
-// Handler serves the whole HTTP API.
+// Handler serves the whole HTTP API. With -store pebble it runs one node;
+// with -store etcd one node per shard it holds (cluster).
 type Gateway struct {
 	cfg     Config
+	inst    string // the -data instance id (the pebble node's InstanceID)
 	clk     rmp.Clock
 	fake    *rmp.FakeClock // nil without -fake-clock
-	store   *backend
-	node    *rmp.Node
-	inbox   *inbox // nil with -deliver
+	single  *rmp.Node      // -store pebble: the only node
+	kill    func()         // -store pebble: closes the store under the node
+	cl      *cluster       // -store etcd
+	nextAny atomic.Uint64  // round robin of singleton submits over held shards
+	inbox   *inbox         // nil with -deliver
 	records *records
+	consume rmp.Consumer
+	outcome rmp.OutcomeHandler
+	opts    Options
+	forward *http.Client
 	mux     *http.ServeMux
 	clockMu sync.Mutex // serialises fake clock moves
 }
@@ -61,8 +72,10 @@ const (
 	recordsFile    = "outcomes.jsonl" // handled outcomes, for GET /v1/messages/{id}
 )
 
-// Open opens (or creates) the data directory and starts the node. The
-// config's PublicURL must be set (Start resolves it from the listener).
+// Open opens (or creates) the data directory and starts the node (with
+// -store etcd: joins the deployment and starts the nodes of a first share
+// of the shards). The config's PublicURL must be set (Start resolves it
+// from the listener).
 func Open(cfg Config, opts Options) (*Gateway, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -71,6 +84,10 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 		cfg.PublicURL = "http://" + cfg.Listen
 	}
 	cfg.PublicURL = strings.TrimSuffix(cfg.PublicURL, "/")
+	if cfg.AdvertiseURL == "" {
+		cfg.AdvertiseURL = cfg.PublicURL
+	}
+	cfg.AdvertiseURL = strings.TrimSuffix(cfg.AdvertiseURL, "/")
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
@@ -84,7 +101,11 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 	if opts.Transport == nil {
 		opts.Transport = rmp.NewHTTPTransport(rmp.HTTPTransportConfig{MaxResponseBytes: cfg.MaxBody})
 	}
-	g := &Gateway{cfg: cfg, clk: rmp.RealClock()}
+	if opts.Context == nil {
+		opts.Context = context.Background()
+	}
+	g := &Gateway{cfg: cfg, inst: inst, clk: rmp.RealClock(), opts: opts,
+		forward: &http.Client{Timeout: cfg.ForwardTimeout}}
 	if cfg.FakeClock {
 		start := cfg.FakeClockStart
 		if start.IsZero() {
@@ -97,44 +118,72 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("outcome records: %w", err)
 	}
-	if opts.Context == nil {
-		opts.Context = context.Background()
+	if cfg.Deliver != "" {
+		g.consume = &httpConsumer{url: cfg.Deliver, client: opts.Client}
+	} else {
+		g.inbox = newInbox(g.clk.Now)
+		g.consume = g.inbox
 	}
+	g.outcome = &outcomeHandler{records: g.records, url: cfg.Notify, client: opts.Client}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	g.store, err = openBackend(opts.Context, &cfg, log)
+	if cfg.Store == StoreEtcd {
+		g.cl, err = openCluster(opts.Context, &g.cfg, log, g.cfg.AdvertiseURL, g.openShard, g.dropShard)
+		if err != nil {
+			g.records.close()
+			return nil, fmt.Errorf("opening store: %w", err)
+		}
+		g.routes()
+		return g, nil
+	}
+	st, err := openPebble(&cfg)
 	if err != nil {
 		g.records.close()
 		return nil, fmt.Errorf("opening store: %w", err)
 	}
-	var consumer rmp.Consumer
-	if cfg.Deliver != "" {
-		consumer = &httpConsumer{url: cfg.Deliver, client: opts.Client}
-	} else {
-		g.inbox = newInbox(g.clk.Now)
-		consumer = g.inbox
-	}
-	g.node, err = rmp.Open(rmp.NodeConfig{
-		Engine:     engineConfig(&cfg, inst),
-		Store:      g.store.store,
-		Transport:  opts.Transport,
-		Clock:      g.clk,
-		Consumer:   consumer,
-		Outcomes:   &outcomeHandler{records: g.records, url: cfg.Notify, client: opts.Client},
-		Logger:     opts.Logger,
-		RetryDelay: cfg.RetryInterval,
-		MaxBody:    cfg.MaxBody,
-	})
+	g.kill = func() { st.Close() }
+	g.single, err = g.openNode(st, inst, cfg.PublicURL+"/rmp")
 	if err != nil {
-		g.store.store.Close()
-		g.store.closeAll()
+		st.Close()
 		g.records.close()
 		return nil, err
 	}
 	g.routes()
 	return g, nil
+}
+
+// openNode starts a node on st whose sending RMP is instance and whose
+// RM-Replies under Callback come to replyTo.
+func (g *Gateway) openNode(st store.Store, instance, replyTo string) (*rmp.Node, error) {
+	ec := engineConfig(&g.cfg, instance)
+	ec.ReplyTo = replyTo
+	return rmp.Open(rmp.NodeConfig{
+		Engine:     ec,
+		Store:      st,
+		Transport:  g.opts.Transport,
+		Clock:      g.clk,
+		Consumer:   g.consume,
+		Outcomes:   g.outcome,
+		Logger:     g.opts.Logger,
+		RetryDelay: g.cfg.RetryInterval,
+		MaxBody:    g.cfg.MaxBody,
+	})
+}
+
+// openShard starts the node of a shard this instance just claimed. Its
+// callbacks name the shard (?shard=), so they route without parsing.
+func (g *Gateway) openShard(shard int, instance string, st store.Store) (*rmp.Node, error) {
+	return g.openNode(st, instance, g.cfg.PublicURL+"/rmp?"+shardParam+"="+strconv.Itoa(shard))
+}
+
+// dropShard forgets the inbox entries of a shard handed over: its new
+// holder hands them out again (R92).
+func (g *Gateway) dropShard(shard int) {
+	if g.inbox != nil {
+		g.inbox.dropWhere(func(groupID string) bool { return g.shardOf(groupID) == shard })
+	}
 }
 
 // engineConfig turns the flags into the Engine's configuration.
@@ -214,27 +263,42 @@ func instanceID(path string) (string, error) {
 // Handler returns the gateway's HTTP API.
 func (g *Gateway) Handler() http.Handler { return g.mux }
 
-// Node returns the gateway's node.
-func (g *Gateway) Node() *rmp.Node { return g.node }
+// Node returns the node of -store pebble; nil with -store etcd (Shards).
+func (g *Gateway) Node() *rmp.Node { return g.single }
 
 // Now returns the gateway clock's current time.
 func (g *Gateway) Now() time.Time { return g.clk.Now().UTC() }
 
-// Close stops the node (committing what it took) and closes the store and
-// the outcome records.
+// Close stops the nodes (committing what they took), revokes the etcd
+// lease (the shards are free at once) and closes the stores and the
+// outcome records.
 func (g *Gateway) Close(ctx context.Context) error {
-	err := g.node.Close(ctx)
-	return errors.Join(err, g.store.closeAll(), g.records.close())
+	var err error
+	if g.cl != nil {
+		err = g.cl.close(ctx)
+	} else {
+		err = g.single.Close(ctx)
+	}
+	return errors.Join(err, g.records.close())
 }
 
-// Lost reports, once, that the instance lost its etcd claim and must stop
-// (ErrLost); it never fires with -store pebble.
-func (g *Gateway) Lost() <-chan error { return g.store.lost }
+// Lost reports, once, that the instance lost its etcd lease or a shard
+// claim and must stop (ErrLost); it never fires with -store pebble.
+func (g *Gateway) Lost() <-chan error {
+	if g.cl == nil {
+		return nil
+	}
+	return g.cl.lost
+}
 
-// Kill simulates a crash for tests: the store is closed under the running
-// node, which stops at its next commit; nothing is shut down in order.
-// What was committed is what a restart finds.
+// Kill simulates a crash for tests: the store (the etcd connection) is
+// closed under the running nodes, which stop at their next commit; nothing
+// is shut down in order and no etcd claim is released.
 func (g *Gateway) Kill() {
-	g.store.kill()
+	if g.cl != nil {
+		g.cl.kill()
+	} else {
+		g.kill()
+	}
 	g.records.close()
 }

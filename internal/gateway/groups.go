@@ -69,22 +69,25 @@ func (g *Gateway) handleGroups(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "role must be sender or receiver")
 		return
 	}
+	// With -store etcd: the groups of the shards this instance holds.
 	out := []GroupJSON{}
-	err := g.node.Inspect(r.Context(), func(e *rmp.Engine, _ time.Time) {
-		if recv {
-			for _, v := range e.ReceivingGroups() {
-				out = append(out, groupJSON(v))
+	for _, sn := range g.nodes() {
+		err := sn.node.Inspect(r.Context(), func(e *rmp.Engine, _ time.Time) {
+			if recv {
+				for _, v := range e.ReceivingGroups() {
+					out = append(out, groupJSON(v))
+				}
 			}
-		}
-		if send {
-			for _, v := range e.SendingGroups() {
-				out = append(out, groupJSON(v))
+			if send {
+				for _, v := range e.SendingGroups() {
+					out = append(out, groupJSON(v))
+				}
 			}
+		})
+		if err != nil {
+			writeError(w, http.StatusServiceUnavailable, err.Error())
+			return
 		}
-	})
-	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, err.Error())
-		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"groups": out})
 }
@@ -98,25 +101,27 @@ func (g *Gateway) handleGroup(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "role must be sender or receiver")
 		return
 	}
-	var v rmp.GroupView
-	found := false
-	err := g.node.Inspect(r.Context(), func(e *rmp.Engine, _ time.Time) {
-		if recv {
-			v, found = e.ReceivingGroupView(id)
+	g.onShard(w, r, nil, g.shardOf(id), func(n *rmp.Node) {
+		var v rmp.GroupView
+		found := false
+		err := n.Inspect(r.Context(), func(e *rmp.Engine, _ time.Time) {
+			if recv {
+				v, found = e.ReceivingGroupView(id)
+			}
+			if !found && send {
+				v, found = e.SendingGroupView(id)
+			}
+		})
+		if err != nil {
+			writeError(w, http.StatusServiceUnavailable, err.Error())
+			return
 		}
-		if !found && send {
-			v, found = e.SendingGroupView(id)
+		if !found {
+			writeError(w, http.StatusNotFound, "unknown group "+id)
+			return
 		}
+		writeJSON(w, http.StatusOK, groupJSON(v))
 	})
-	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, err.Error())
-		return
-	}
-	if !found {
-		writeError(w, http.StatusNotFound, "unknown group "+id)
-		return
-	}
-	writeJSON(w, http.StatusOK, groupJSON(v))
 }
 
 // handleGroupDelete terminates and removes a group: on the sending side
@@ -129,17 +134,19 @@ func (g *Gateway) handleGroupDelete(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "role must be sender or receiver")
 		return
 	}
-	found, err := g.node.AbortGroup(r.Context(), id, recv, send)
-	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, err.Error())
-		return
-	}
-	if !found {
-		writeError(w, http.StatusNotFound, "unknown group "+id)
-		return
-	}
-	if recv && g.inbox != nil {
-		g.inbox.dropGroup(id)
-	}
-	w.WriteHeader(http.StatusNoContent)
+	g.onShard(w, r, nil, g.shardOf(id), func(n *rmp.Node) {
+		found, err := n.AbortGroup(r.Context(), id, recv, send)
+		if err != nil {
+			writeError(w, http.StatusServiceUnavailable, err.Error())
+			return
+		}
+		if !found {
+			writeError(w, http.StatusNotFound, "unknown group "+id)
+			return
+		}
+		if recv && g.inbox != nil {
+			g.inbox.dropGroup(id)
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -107,13 +108,31 @@ func (b *inbox) remove(id string) {
 	}
 }
 
-// drop removes the entries of a group aborted by an operator.
+// dropGroup removes the entries of a group aborted by an operator.
 func (b *inbox) dropGroup(groupID string) {
+	b.dropWhere(func(g string) bool { return g == groupID })
+}
+
+// inboxGroup reads the group id out of an inbox id.
+func inboxGroup(id string) (string, bool) {
+	raw, err := base64.RawURLEncoding.DecodeString(id)
+	if err != nil {
+		return "", false
+	}
+	parts := strings.SplitN(string(raw), "~", 3)
+	if len(parts) != 3 || parts[2] == "" {
+		return "", false
+	}
+	return parts[2], true
+}
+
+// dropWhere removes the entries of the groups drop selects.
+func (b *inbox) dropWhere(drop func(groupID string) bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	kept := b.order[:0]
 	for _, id := range b.order {
-		if b.byID[id].ref.Group.GroupID == groupID {
+		if drop(b.byID[id].ref.Group.GroupID) {
 			delete(b.byID, id)
 			continue
 		}

@@ -28,16 +28,36 @@ func (g *Gateway) handleMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "unknown message "+id)
 		return
 	}
+	n, holder := g.routeShard(g.shardOf(ref.GroupID))
+	rec, recorded := g.records.get(id)
+	if n == nil {
+		// Another instance holds the shard; an outcome this instance
+		// handled before the shard moved is in its local records only.
+		if holder != "" && r.Header.Get(HeaderForwardedBy) == "" {
+			status, hdr, answer, err := g.forwardTo(r.Context(), r, nil, holder)
+			if err == nil && (status != http.StatusNotFound || !recorded) {
+				w.Header().Set("Content-Type", hdr.Get("Content-Type"))
+				w.WriteHeader(status)
+				w.Write(answer)
+				return
+			}
+		}
+		if !recorded {
+			writeError(w, http.StatusServiceUnavailable, "the message's shard is held elsewhere and its holder did not answer; try again")
+			return
+		}
+		g.writeRecord(w, id, rec)
+		return
+	}
 	st := MessageStatus{ID: id, GroupID: ref.GroupID, Number: numberJSON(!ref.Singleton, ref.Number)}
 	var view rmp.MessageView
 	held := false
-	if err := g.node.Inspect(r.Context(), func(e *rmp.Engine, _ time.Time) {
+	if err := n.Inspect(r.Context(), func(e *rmp.Engine, _ time.Time) {
 		view, held = e.SendingMessage(ref)
 	}); err != nil {
 		writeError(w, http.StatusServiceUnavailable, err.Error())
 		return
 	}
-	rec, recorded := g.records.get(id)
 	switch {
 	case held:
 		// The sending RMP's view is the newest while it has one (D27: an
@@ -68,4 +88,10 @@ func (g *Gateway) handleMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, st)
+}
+
+// writeRecord answers GET /v1/messages/{id} from an outcome record.
+func (g *Gateway) writeRecord(w http.ResponseWriter, id string, rec Record) {
+	writeJSON(w, http.StatusOK, MessageStatus{ID: id, GroupID: rec.GroupID, Number: rec.Number,
+		State: rec.Outcome, Reason: rec.Reason, Fault: rec.Fault, Attempts: rec.Attempts})
 }

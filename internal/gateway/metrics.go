@@ -15,15 +15,18 @@ import (
 // handleMetrics writes the engine's counters in the Prometheus text
 // format (version 0.0.4); every name starts with wsrkit_.
 func (g *Gateway) handleMetrics(w http.ResponseWriter, r *http.Request) {
-	var m rmp.Metrics
+	// With -store etcd: the sums over the shards this instance holds.
+	m := rmp.Metrics{Outcomes: map[rmp.OutcomeLabel]uint64{}}
 	var gs gauges
-	err := g.node.Inspect(r.Context(), func(e *rmp.Engine, _ time.Time) {
-		m = e.Metrics()
-		gs = readGauges(e)
-	})
-	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, err.Error())
-		return
+	for _, sn := range g.nodes() {
+		err := sn.node.Inspect(r.Context(), func(e *rmp.Engine, _ time.Time) {
+			addMetrics(&m, e.Metrics())
+			gs.add(readGauges(e))
+		})
+		if err != nil {
+			writeError(w, http.StatusServiceUnavailable, err.Error())
+			return
+		}
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	writeMetrics(w, &m, gs)
@@ -33,6 +36,31 @@ func (g *Gateway) handleMetrics(w http.ResponseWriter, r *http.Request) {
 type gauges struct {
 	held                          int
 	sendingGroups, receivingGroup int
+}
+
+func (g *gauges) add(o gauges) {
+	g.held += o.held
+	g.sendingGroups += o.sendingGroups
+	g.receivingGroup += o.receivingGroup
+}
+
+// addMetrics adds one node's counters and gauges to sum.
+func addMetrics(sum *rmp.Metrics, m rmp.Metrics) {
+	sum.Accepted += m.Accepted
+	sum.Delivered += m.Delivered
+	sum.Duplicates += m.Duplicates
+	sum.Discarded += m.Discarded
+	sum.Submitted += m.Submitted
+	sum.Retries += m.Retries
+	for i := range sum.FaultsSent {
+		sum.FaultsSent[i] += m.FaultsSent[i]
+		sum.FaultsReceived[i] += m.FaultsReceived[i]
+	}
+	for l, v := range m.Outcomes {
+		sum.Outcomes[l] += v
+	}
+	sum.SenderGroups += m.SenderGroups
+	sum.Pending += m.Pending
 }
 
 func counter(w io.Writer, name, help string, v uint64) {

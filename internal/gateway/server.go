@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"os"
+	"strconv"
 	"time"
 )
 
@@ -26,6 +28,9 @@ func Start(cfg Config, opts Options) (*Server, error) {
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = "http://" + ln.Addr().String()
 	}
+	if cfg.AdvertiseURL == "" {
+		cfg.AdvertiseURL = "http://" + advertiseAddr(ln.Addr().(*net.TCPAddr))
+	}
 	g, err := Open(cfg, opts)
 	if err != nil {
 		ln.Close()
@@ -35,6 +40,17 @@ func Start(cfg Config, opts Options) (*Server, error) {
 		http: &http.Server{Handler: g.Handler(), ReadHeaderTimeout: 30 * time.Second}}
 	go func() { s.done <- s.http.Serve(ln) }()
 	return s, nil
+}
+
+// advertiseAddr is the bound address as others can dial it: the host name
+// in place of an unspecified IP (-listen :8081).
+func advertiseAddr(a *net.TCPAddr) string {
+	if a.IP.IsUnspecified() {
+		if h, err := os.Hostname(); err == nil && h != "" {
+			return net.JoinHostPort(h, strconv.Itoa(a.Port))
+		}
+	}
+	return a.String()
 }
 
 // URL is the base URL of the server's listener.

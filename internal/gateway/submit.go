@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -196,6 +197,11 @@ func wellFormed(body string, maxDepth int) error {
 }
 
 func (g *Gateway) handleSubmit(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
 	var req SubmitRequest
 	if !readJSON(w, r, &req) {
 		return
@@ -205,7 +211,26 @@ func (g *Gateway) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, errorJSON{Error: ferr.Error(), Field: ferr.field})
 		return
 	}
-	ref, err := g.node.Submit(r.Context(), sub)
+	if g.cl == nil {
+		g.submit(w, r, g.single, sub)
+		return
+	}
+	if req.Group != "" {
+		// One sender per group key: the key's shard, wherever it is held.
+		g.onShard(w, r, body, keyShard(req.Group, g.cfg.Shards), func(n *rmp.Node) { g.submit(w, r, n, sub) })
+		return
+	}
+	ns := g.nodes() // a singleton goes to any shard held here
+	if len(ns) == 0 {
+		writeError(w, http.StatusServiceUnavailable, "this instance holds no shard yet; try again")
+		return
+	}
+	g.submit(w, r, ns[g.nextAny.Add(1)%uint64(len(ns))].node, sub)
+}
+
+// submit hands sub to node n and answers the submit.
+func (g *Gateway) submit(w http.ResponseWriter, r *http.Request, n *rmp.Node, sub rmp.Submission) {
+	ref, err := n.Submit(r.Context(), sub)
 	switch {
 	case err == nil:
 	case errors.Is(err, sender.ErrGroupAborted):

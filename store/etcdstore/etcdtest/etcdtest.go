@@ -4,6 +4,7 @@
 package etcdtest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -186,6 +187,63 @@ func (c *Cluster) Close() {
 		if c.Members[i] != nil {
 			c.Members[i].Close()
 			c.Members[i] = nil
+		}
+	}
+}
+
+// Event is one change of a key in the cluster's revision history.
+type Event struct {
+	Key    string
+	Value  string
+	Delete bool // a deletion (or a lease expiry); else a put
+	// Revision is the change's revision; CreateRevision the key's (0 for a
+	// deletion).
+	Revision, CreateRevision int64
+}
+
+// History returns every change of the keys under prefix since revision 1,
+// in revision order (the embedded cluster does not compact). It reads
+// through a watch on a new client, within 10 s.
+func (c *Cluster) History(prefix string) ([]Event, error) {
+	cl, err := c.Client()
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	now, err := cl.Get(ctx, "\x00")
+	if err != nil {
+		return nil, err
+	}
+	head := now.Header.Revision
+	var out []Event
+	wctx := clientv3.WithRequireLeader(ctx)
+	wch := cl.Watch(wctx, prefix, clientv3.WithPrefix(), clientv3.WithRev(1))
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case wr, ok := <-wch:
+			if !ok {
+				return nil, fmt.Errorf("etcdtest: history of %q: watch ended: %w", prefix, ctx.Err())
+			}
+			if err := wr.Err(); err != nil {
+				return nil, err
+			}
+			for _, ev := range wr.Events {
+				out = append(out, Event{Key: string(ev.Kv.Key), Value: string(ev.Kv.Value), Delete: ev.Type == clientv3.EventTypeDelete,
+					Revision: ev.Kv.ModRevision, CreateRevision: ev.Kv.CreateRevision})
+			}
+			// A progress notification comes only once the watch has
+			// caught up: every change up to its revision was delivered.
+			if wr.IsProgressNotify() && wr.Header.Revision >= head {
+				return out, nil
+			}
+		case <-tick.C:
+			cl.RequestProgress(wctx)
+		case <-ctx.Done():
+			return nil, fmt.Errorf("etcdtest: history of %q: %w", prefix, ctx.Err())
 		}
 	}
 }

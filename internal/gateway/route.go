@@ -1,0 +1,199 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/soap"
+)
+
+// With -store etcd a request about one group goes to the node of the
+// group's shard: here when this instance holds it, else forwarded once to
+// the holder's -advertise-url, else answered 503 (a sender treats it as no
+// ack and resends, D26; R36).
+
+// HeaderForwardedBy marks a request one instance forwarded to another,
+// naming the forwarder; a forwarded request is never forwarded again.
+const HeaderForwardedBy = "WSRKit-Forwarded-By"
+
+// shardParam is the query parameter of a shard node's ReplyTo: callbacks
+// name their shard, so they route without parsing the envelope.
+const shardParam = "shard"
+
+// shardNode is a held shard and its node.
+type shardNode struct {
+	shard int
+	node  *rmp.Node
+}
+
+// nodes returns the nodes this instance runs, in shard order.
+func (g *Gateway) nodes() []shardNode {
+	if g.cl == nil {
+		return []shardNode{{node: g.single}}
+	}
+	return g.cl.nodes()
+}
+
+// shardOf is the shard of a group id (0 with -store pebble).
+func (g *Gateway) shardOf(groupID string) int {
+	if g.cl == nil {
+		return 0
+	}
+	return ShardOf(groupID, g.cl.id, g.cfg.Shards)
+}
+
+// routeShard returns the local node of a shard, or the URL of the
+// instance holding it; neither when its holder is unknown.
+func (g *Gateway) routeShard(shard int) (*rmp.Node, string) {
+	if g.cl == nil {
+		return g.single, ""
+	}
+	return g.cl.route(shard)
+}
+
+// onShard runs fn with the local node of shard, or forwards the request
+// (whose body is body) to the shard's holder, or answers 503.
+func (g *Gateway) onShard(w http.ResponseWriter, r *http.Request, body []byte, shard int, fn func(*rmp.Node)) {
+	n, url := g.routeShard(shard)
+	switch {
+	case n != nil:
+		fn(n)
+	case url != "" && r.Header.Get(HeaderForwardedBy) == "":
+		g.relay(w, r, body, url)
+	default:
+		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("shard %d is not held here and its holder is unknown or moving; try again", shard))
+	}
+}
+
+// relay forwards the request to base and copies the answer back; an
+// unreachable holder is 503.
+func (g *Gateway) relay(w http.ResponseWriter, r *http.Request, body []byte, base string) {
+	status, hdr, answer, err := g.forwardTo(r.Context(), r, body, base)
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	}
+	for _, k := range []string{"Content-Type", "Allow"} {
+		if v := hdr.Get(k); v != "" {
+			w.Header().Set(k, v)
+		}
+	}
+	w.WriteHeader(status)
+	w.Write(answer)
+}
+
+// forwardTo sends the request to the same path at base, marked with
+// HeaderForwardedBy, and reads the answer within -max-body.
+func (g *Gateway) forwardTo(ctx context.Context, r *http.Request, body []byte, base string) (int, http.Header, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, r.Method, base+r.URL.RequestURI(), bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	for _, k := range []string{"Content-Type", "SOAPAction", "Accept"} {
+		if v := r.Header.Get(k); v != "" {
+			req.Header.Set(k, v)
+		}
+	}
+	req.Header.Set(HeaderForwardedBy, g.cfg.NodeID)
+	resp, err := g.forward.Do(req)
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("forwarding to the shard's holder: %w", err)
+	}
+	defer resp.Body.Close()
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, g.cfg.MaxBody+1))
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("reading the shard holder's answer: %w", err)
+	}
+	if int64(len(answer)) > g.cfg.MaxBody {
+		return 0, nil, nil, errors.New("the shard holder's answer exceeds -max-body")
+	}
+	return resp.StatusCode, resp.Header, answer, nil
+}
+
+// readBody reads a request body within -max-body; it answers 413 or 400
+// itself and returns false then.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, "request body exceeds -max-body")
+			return nil, false
+		}
+		writeError(w, http.StatusBadRequest, "reading request body: "+err.Error())
+		return nil, false
+	}
+	return body, true
+}
+
+// handleRMP is the RMP endpoint. With -store etcd it finds the request's
+// shard from ?shard= (a callback to a shard node's ReplyTo) or from the
+// first groupId of its wsrm headers, and serves it there. An envelope that
+// names no group is answered by any local node (a fault about it).
+func (g *Gateway) handleRMP(w http.ResponseWriter, r *http.Request) {
+	if g.cl == nil {
+		g.single.ServeHTTP(w, r)
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "the RMP endpoint takes POST only (R83)", http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			http.Error(w, "request body exceeds the configured limit", http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "reading request body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	shard, ok := g.inboundShard(r, body)
+	if !ok {
+		ns := g.nodes()
+		if len(ns) == 0 {
+			http.Error(w, "this instance holds no shard yet; try again", http.StatusServiceUnavailable)
+			return
+		}
+		shard = ns[0].shard
+	}
+	g.onShard(w, r, body, shard, func(n *rmp.Node) {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		n.ServeHTTP(w, r)
+	})
+}
+
+// inboundShard is the shard an RMP request belongs to; ok false when it
+// names none (malformed, or no wsrm header).
+func (g *Gateway) inboundShard(r *http.Request, body []byte) (int, bool) {
+	if v := r.URL.Query().Get(shardParam); v != "" {
+		if s, err := strconv.Atoi(v); err == nil && s >= 0 && s < g.cfg.Shards {
+			return s, true
+		}
+	}
+	env, err := soap.Parse(body, soap.ParseOptions{MaxBytes: clampInt(g.cfg.MaxBody), MaxDepth: g.cfg.MaxDepth})
+	if err != nil {
+		return 0, false
+	}
+	var gid string
+	switch {
+	case env.Request != nil:
+		gid = env.Request.MessageID.GroupID
+	case env.Response != nil && len(env.Response.Replies) > 0:
+		gid = env.Response.Replies[0].GroupID
+	case env.PollRequest != nil && len(env.PollRequest.Refs) > 0:
+		gid = env.PollRequest.Refs[0].GroupID
+	}
+	if gid == "" {
+		return 0, false
+	}
+	return g.shardOf(gid), true
+}
