@@ -47,6 +47,7 @@ type rec struct {
 	outcomes  []sender.Outcome
 	taken     []deliveryKey // identities taken, in order
 	discarded bool          // the receiver discarded it after accepting it
+	responded bool          // the consumer gave its business response (R73)
 	trace     []string
 }
 
@@ -193,13 +194,13 @@ func (m *model) deliver(n *node, d rmp.Delivery) {
 		}
 		wd.res.Redelivery++
 		m.note(id, "handed out again after a restart (gen %d), taken again", key.id.Generation)
-		n.e.Taken(now, d.Ref)
-		n.undurTaken = append(n.undurTaken, key)
+		m.take(n, id, d.Ref, key)
 		return
 	}
 	if wd.chance(wd.p.consumerFail) {
 		m.note(id, "consumer refused hand-off %d", d.Attempt)
 		n.e.DeliveryFailed(now, d.Ref)
+		n.complete(d.Ref, nil)
 		return
 	}
 	if g.flags.MessageOrder {
@@ -225,8 +226,22 @@ func (m *model) deliver(n *node, d rmp.Delivery) {
 	}
 	m.byGen[key.id] = append(m.byGen[key.id], id)
 	m.note(id, "taken by the consumer (gen %d, attempt %d)", key.id.Generation, d.Attempt)
-	n.e.Taken(now, d.Ref)
+	m.take(n, id, d.Ref, key)
+}
+
+// take reports a hand-off taken and, for a request-response message, the
+// consumer's business response (R73), which its waiting answer carries.
+func (m *model) take(n *node, id int, ref receiver.DeliveryRef, key deliveryKey) {
+	now := m.wd.now
+	n.e.Taken(now, ref)
 	n.undurTaken = append(n.undurTaken, key)
+	var resp []byte
+	if m.wd.responds(id) {
+		resp = businessResponse(id)
+		n.e.Respond(now, ref, resp)
+		m.recs[id].responded = true
+	}
+	n.complete(ref, resp)
 }
 
 // outcome is the producer: each outcome is reported exactly once (D27).

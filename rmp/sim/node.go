@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"sort"
@@ -40,6 +41,8 @@ type node struct {
 	epoch   uint64
 	token   uint64
 	pending map[uint64]request
+	// awaiting holds answers until their message's consumer returned (R73).
+	awaiting map[receiver.DeliveryRef]awaited
 
 	tickAt  time.Time
 	tickSet bool
@@ -151,6 +154,13 @@ func (n *node) drain() {
 				continue
 			}
 			delete(n.pending, a.Token)
+			if a.Await != nil {
+				n.hold(r, a)
+				continue
+			}
+			if bytes.Contains(a.Body, respMark) {
+				wd.res.CachedResponses++ // D18: a duplicate's answer
+			}
 			wd.answer(r, a)
 		}
 		for _, o := range rd.Sends {
@@ -159,6 +169,7 @@ func (n *node) drain() {
 		for _, d := range rd.Deliver {
 			wd.m.deliver(n, d)
 		}
+		n.releaseAwaiting()
 		for _, o := range rd.Notify {
 			wd.m.outcome(n, o)
 		}

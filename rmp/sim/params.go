@@ -108,8 +108,13 @@ type Result struct {
 	Acked      int            // final outcome Acknowledged
 	Failed     map[string]int
 	Crashes    int
-	StoreFault int
-	Events     int
+	// Responses counts business responses carried by the answer that
+	// acknowledged their message, CachedResponses those carried again by
+	// a duplicate's answer (D18), ResponsesSeen those that reached the
+	// producer's side, each checked to be its message's own (R73).
+	Responses, CachedResponses, ResponsesSeen int
+	StoreFault                                int
+	Events                                    int
 	// Rules counts terminations and removals by "role event rule".
 	Rules map[string]int
 	// Exclusions counts named, known limitations that an invariant skips.
@@ -131,6 +136,9 @@ func (r *Result) Add(o Result) {
 	r.Rereported += o.Rereported
 	r.Acked += o.Acked
 	r.Crashes += o.Crashes
+	r.Responses += o.Responses
+	r.CachedResponses += o.CachedResponses
+	r.ResponsesSeen += o.ResponsesSeen
 	r.StoreFault += o.StoreFault
 	r.Events += o.Events
 	for _, m := range []struct{ dst, src map[string]int }{{r.Failed, o.Failed}, {r.Refused, o.Refused}, {r.Rules, o.Rules}, {r.Exclusions, o.Exclusions}} {
@@ -146,6 +154,7 @@ func (r *Result) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "seeds=%d submitted=%d delivered=%d acked=%d redelivered-after-restart=%d rereported-after-restart=%d crashes=%d store-faults=%d events=%d violations=%d\n",
 		r.Seeds, r.Submitted, r.Delivered, r.Acked, r.Redelivery, r.Rereported, r.Crashes, r.StoreFault, r.Events, len(r.Violations))
+	fmt.Fprintf(&b, "business responses: answered=%d cached-for-duplicates=%d seen-by-producer=%d\n", r.Responses, r.CachedResponses, r.ResponsesSeen)
 	for _, m := range []struct {
 		name string
 		m    map[string]int

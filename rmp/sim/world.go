@@ -103,6 +103,9 @@ func (wd *world) fire(e *event) {
 		if e.epoch != n.epoch {
 			return // the connection died with the process that made it
 		}
+		if e.ref.Kind == rmp.OutMessage && e.err == nil {
+			wd.m.answered(e.ref, e.res.Body)
+		}
 		n.e.SendResult(wd.now, e.ref, e.res, e.err)
 		n.drain()
 	case evTick:
