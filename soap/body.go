@@ -81,25 +81,48 @@ func (e *Envelope) BodyContent() []byte {
 // consumer. A Header left with no element is dropped. Other headers, the
 // Body and the namespace declarations stay as they were read.
 func (e *Envelope) WithoutWSRM() ([]byte, error) {
-	doc := e.Doc.Copy()
-	if e.Header != nil {
-		root := doc.Root()
-		h, _ := root.Child[e.Header.Index()].(*etree.Element)
-		if h != nil {
-			var keep []etree.Token
-			for _, t := range h.Child {
-				if el, ok := t.(*etree.Element); ok && el.NamespaceURI() == NamespaceWSRM {
+	// Written from shallow copies of the root and the Header, not from a
+	// deep copy of the document: this runs for every delivered message.
+	var buf bytes.Buffer
+	buf.Grow(e.size)
+	ws := &etree.WriteSettings{}
+	root := e.Doc.Root()
+	for _, t := range e.Doc.Child {
+		if el, ok := t.(*etree.Element); !ok || el != root || e.Header == nil {
+			t.WriteTo(&buf, ws)
+			continue
+		}
+		r := *root
+		r.Child = make([]etree.Token, 0, len(root.Child))
+		for _, c := range root.Child {
+			if c == etree.Token(e.Header) {
+				h, keep := withoutWSRMBlocks(e.Header)
+				if !keep {
 					continue
 				}
-				keep = append(keep, t)
+				c = h
 			}
-			h.Child = keep
-			h.ReindexChildren()
-			if len(h.ChildElements()) == 0 {
-				root.RemoveChildAt(h.Index())
-			}
+			r.Child = append(r.Child, c)
 		}
+		r.WriteTo(&buf, ws)
 	}
-	doc.WriteSettings = etree.WriteSettings{}
-	return doc.WriteToBytes()
+	return buf.Bytes(), nil
+}
+
+// withoutWSRMBlocks returns a shallow copy of the Header h without its
+// wsrm children, and whether any element is left in it.
+func withoutWSRMBlocks(h *etree.Element) (*etree.Element, bool) {
+	c := *h
+	c.Child = make([]etree.Token, 0, len(h.Child))
+	elements := 0
+	for _, t := range h.Child {
+		if el, ok := t.(*etree.Element); ok {
+			if el.NamespaceURI() == NamespaceWSRM {
+				continue
+			}
+			elements++
+		}
+		c.Child = append(c.Child, t)
+	}
+	return &c, elements > 0
 }

@@ -1,7 +1,10 @@
 package soap
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/beevik/etree"
 )
 
 const forwardEnv = `<?xml version="1.0"?>
@@ -64,6 +67,64 @@ func TestWithoutWSRM(t *testing.T) {
 		t.Fatalf("empty Header kept: %s", out)
 	}
 	equal(t, `<p:x xmlns:p="urn:p" xmlns:e="`+NamespaceSOAP11+`" xmlns:r="`+NamespaceWSRM+`"/>`, string(stripped.BodyContent()))
+}
+
+// withoutWSRMByCopy is the reference WithoutWSRM: deep-copy the document,
+// drop the wsrm blocks (and a Header left without elements), write it.
+func withoutWSRMByCopy(t testing.TB, e *Envelope) []byte {
+	doc := e.Doc.Copy()
+	if e.Header != nil {
+		root := doc.Root()
+		h := root.Child[e.Header.Index()].(*etree.Element)
+		var keep []etree.Token
+		for _, tok := range h.Child {
+			if el, ok := tok.(*etree.Element); ok && el.NamespaceURI() == NamespaceWSRM {
+				continue
+			}
+			keep = append(keep, tok)
+		}
+		h.Child = keep
+		h.ReindexChildren()
+		if len(h.ChildElements()) == 0 {
+			root.RemoveChildAt(h.Index())
+		}
+	}
+	doc.WriteSettings = etree.WriteSettings{}
+	b, err := doc.WriteToBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestWithoutWSRMMatchesCopy: the shallow-copy writer gives the bytes of
+// the deep-copy reference, for envelopes with and without other headers,
+// comments and text around the blocks, a prolog, and both SOAP versions.
+func TestWithoutWSRMMatchesCopy(t *testing.T) {
+	req := request(okMsgID, okExpiry, okPattern, "")
+	for name, raw := range map[string]string{
+		"forward":   forwardEnv,
+		"only wsrm": string(env11(req)),
+		"prolog and comments": `<?xml version="1.0" encoding="UTF-8"?>
+<!-- before --><e:Envelope xmlns:e="` + NamespaceSOAP11 + `" xmlns:r="` + NamespaceWSRM + `">
+  <e:Header> <!-- in header -->` + req + ` text <x:H xmlns:x="urn:x">v</x:H>
+  </e:Header>
+  <e:Body><p:x xmlns:p="urn:p">&lt;b&gt;</p:x></e:Body></e:Envelope><!-- after -->`,
+		"no header": `<e:Envelope xmlns:e="` + NamespaceSOAP12 + `"><e:Body><p:x xmlns:p="urn:p"/></e:Body></e:Envelope>`,
+	} {
+		env, err := Parse([]byte(raw), ParseOptions{})
+		if err != nil && env == nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got, err := env.WithoutWSRM()
+		noErr(t, err)
+		if want := withoutWSRMByCopy(t, env); string(got) != string(want) {
+			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
+		}
+		if strings.Contains(string(got), "MessageId") {
+			t.Errorf("%s: wsrm block kept: %s", name, got)
+		}
+	}
 }
 
 func TestHTTPHelpers(t *testing.T) {

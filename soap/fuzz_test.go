@@ -1,6 +1,7 @@
 package soap
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -42,6 +43,9 @@ func FuzzParse(f *testing.F) {
 		out, err := env.WithoutWSRM()
 		if err != nil {
 			t.Fatalf("WithoutWSRM: %v", err)
+		}
+		if ref := withoutWSRMByCopy(t, env); !bytes.Equal(out, ref) {
+			t.Fatalf("WithoutWSRM differs from the deep-copy reference:\n got %s\nwant %s", out, ref)
 		}
 		stripped, err := Parse(out, ParseOptions{MaxBytes: 1 << 30, MaxAttributes: 1 << 20})
 		if err != nil {

@@ -31,6 +31,9 @@ type Envelope struct {
 	PollRequest *PollRequest
 	// Fault is the SOAP Fault in the Body; nil when the Body holds none.
 	Fault *Fault
+
+	// size is the length of the parsed bytes (a buffer size hint).
+	size int
 }
 
 // Headers returns every header block (element child of Header) in document
@@ -111,7 +114,7 @@ func Parse(b []byte, o ParseOptions) (*Envelope, error) {
 	if root.Tag != "Envelope" {
 		return nil, faults.New(faults.InvalidRequest, "soap.envelope.not-envelope", "root element is not a SOAP Envelope")
 	}
-	env := &Envelope{Version: versionOf(root.NamespaceURI()), Doc: doc}
+	env := &Envelope{Version: versionOf(root.NamespaceURI()), Doc: doc, size: len(b)}
 	if env.Version == 0 {
 		return nil, faults.New(faults.InvalidRequest, "soap.envelope.unknown-version",
 			"Envelope is in namespace "+quote(root.NamespaceURI())+", not SOAP 1.1 or 1.2")
