@@ -287,7 +287,9 @@ func (s *Sender) transmit(now time.Time, m *message) {
 	g.life.Observe(now, m.expiry)
 	s.touch(g)
 	g.dirty = true
-	s.dirtyMessage(m)
+	if g.flags.AckRequested {
+		s.dirtyMessage(m) // R21; without AckRequested nothing is stored
+	}
 }
 
 // armRetry schedules m's next resend after the transmission just made.
