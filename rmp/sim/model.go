@@ -261,6 +261,9 @@ func (m *model) outcome(n *node, o sender.Outcome) {
 			return
 		}
 		r := &m.recs[id]
+		if !wd.w.groups[wd.w.msgs[id].g].flags.AckRequested {
+			wd.violate(id, "a best-effort message (no AckRequested) got an outcome: %+v", o)
+		}
 		if o.Kind == sender.Failed && o.Reason == sender.ReasonNone || o.Kind != sender.Failed && o.Kind != sender.Acknowledged {
 			wd.violate(id, "D27: outcome without a reason: %+v", o)
 		}
@@ -318,7 +321,7 @@ func (m *model) senderEvent(n *node, ev *sender.Event) {
 		return
 	}
 	for _, id := range m.byGroup[ev.GroupID] {
-		if len(m.recs[id].outcomes) == 0 {
+		if len(m.recs[id].outcomes) == 0 && wd.w.groups[wd.w.msgs[id].g].flags.AckRequested {
 			wd.violate(id, "D27: sending group %s removed (%v) while a message has no outcome", ev.GroupID, ev.Rule)
 			return
 		}

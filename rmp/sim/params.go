@@ -107,6 +107,9 @@ type Result struct {
 	Rereported int            // outcomes again after a restart before OutcomeHandled was durable (D27)
 	Acked      int            // final outcome Acknowledged
 	Failed     map[string]int
+	// BestEffort counts the final fate of messages without AckRequested:
+	// "delivered" or "lost" (allowed).
+	BestEffort map[string]int
 	Crashes    int
 	// Responses counts business responses carried by the answer that
 	// acknowledged their message, CachedResponses those carried again by
@@ -124,7 +127,7 @@ type Result struct {
 }
 
 func newResult() Result {
-	return Result{Failed: map[string]int{}, Refused: map[string]int{}, Rules: map[string]int{}, Exclusions: map[string]int{}}
+	return Result{Failed: map[string]int{}, BestEffort: map[string]int{}, Refused: map[string]int{}, Rules: map[string]int{}, Exclusions: map[string]int{}}
 }
 
 // Add merges o into r.
@@ -141,7 +144,7 @@ func (r *Result) Add(o Result) {
 	r.ResponsesSeen += o.ResponsesSeen
 	r.StoreFault += o.StoreFault
 	r.Events += o.Events
-	for _, m := range []struct{ dst, src map[string]int }{{r.Failed, o.Failed}, {r.Refused, o.Refused}, {r.Rules, o.Rules}, {r.Exclusions, o.Exclusions}} {
+	for _, m := range []struct{ dst, src map[string]int }{{r.Failed, o.Failed}, {r.BestEffort, o.BestEffort}, {r.Refused, o.Refused}, {r.Rules, o.Rules}, {r.Exclusions, o.Exclusions}} {
 		for k, v := range m.src {
 			m.dst[k] += v
 		}
@@ -158,7 +161,7 @@ func (r *Result) Summary() string {
 	for _, m := range []struct {
 		name string
 		m    map[string]int
-	}{{"failed", r.Failed}, {"refused", r.Refused}, {"rules", r.Rules}, {"EXCLUDED", r.Exclusions}} {
+	}{{"failed", r.Failed}, {"best-effort", r.BestEffort}, {"refused", r.Refused}, {"rules", r.Rules}, {"EXCLUDED", r.Exclusions}} {
 		keys := make([]string, 0, len(m.m))
 		for k := range m.m {
 			keys = append(keys, k)

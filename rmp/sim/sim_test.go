@@ -80,6 +80,9 @@ func TestSim(t *testing.T) {
 				t.Errorf("the CI seeds never failed a message with reason %q", r)
 			}
 		}
+		if total.BestEffort["delivered"] == 0 || total.BestEffort["lost"] == 0 {
+			t.Errorf("the CI seeds did not deliver and lose best-effort messages: %s", total.Summary())
+		}
 		if total.Responses == 0 || total.CachedResponses == 0 || total.ResponsesSeen == 0 {
 			t.Errorf("the CI seeds did not carry business responses on acks, on duplicates' acks and to the producer (R73, D18): %s", total.Summary())
 		}

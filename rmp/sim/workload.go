@@ -35,7 +35,8 @@ type workload struct {
 }
 
 // makeWorkload draws groups of every kind (D1, D14, D17–D23): singletons,
-// ordered and unordered groups with and without DuplicateElimination, the
+// ordered and unordered groups with and without DuplicateElimination, with
+// and without AckRequested, the
 // three reply patterns, groupExpiryTime, groupMaxIdleDuration or neither,
 // closed with last or not, short lifetimes that expire and guaranteed ones.
 func makeWorkload(rng *rand.Rand, p params) workload {
@@ -53,6 +54,12 @@ func makeWorkload(rng *rand.Rand, p params) workload {
 			n = 1 + rng.IntN(p.maxPerGroup)
 		}
 		g.guaranteed = rng.IntN(3) == 0
+		if !g.guaranteed && rng.IntN(6) == 0 {
+			// Best effort: sent once, no ack, no outcome (SPEC-NOTES); may
+			// be lost, never delivered twice with DuplicateElimination,
+			// out of order or after expiry.
+			g.flags.AckRequested = false
+		}
 		if !single && !g.guaranteed {
 			switch rng.IntN(5) {
 			case 0: // t1, t3 with groupExpiryTime
