@@ -21,7 +21,9 @@
 // their MemFS. On memstore an Apply fails now and then (FailApply) and the
 // node is rebuilt from its store (rmp doc rule 2); a Submit whose Persist
 // failed did not happen and is submitted again. The consumer refuses
-// hand-offs at random; the clock jumps forward. At the end of the chaos
+// hand-offs at random; the world's time jumps forward and a node's clock
+// jumps back (clock.go: each node reads its own clock, and the invariants
+// judge each side by it). At the end of the chaos
 // phase the network heals and the world runs until no timer is left.
 //
 // # Definitions the invariants use

@@ -160,7 +160,7 @@ func messageOf(payload []byte) (int, bool) {
 // and otherwise takes it.
 func (m *model) deliver(n *node, d rmp.Delivery) {
 	wd := m.wd
-	now := wd.now
+	now := n.now() // expiry is judged by the consumer's node clock (D9, D12)
 	id, ok := messageOf(d.Payload)
 	if !ok || id >= len(m.recs) || !m.recs[id].submitted {
 		wd.violate(-1, "%s: delivery %+v of an unknown message: %.200q", n.name, d.Ref, d.Payload)
@@ -232,7 +232,7 @@ func (m *model) deliver(n *node, d rmp.Delivery) {
 // take reports a hand-off taken and, for a request-response message, the
 // consumer's business response (R73), which its waiting answer carries.
 func (m *model) take(n *node, id int, ref receiver.DeliveryRef, key deliveryKey) {
-	now := m.wd.now
+	now := n.now()
 	n.e.Taken(now, ref)
 	n.undurTaken = append(n.undurTaken, key)
 	var resp []byte
@@ -271,7 +271,7 @@ func (m *model) outcome(n *node, o sender.Outcome) {
 		m.note(id, "outcome %v %v (attempts %d)", o.Kind, o.Reason, o.Attempts)
 		m.handled[hk] = &handled{}
 	}
-	n.e.OutcomeHandled(wd.now, o.ID)
+	n.e.OutcomeHandled(n.now(), o.ID)
 	n.undurHandled = append(n.undurHandled, o.ID)
 }
 
@@ -300,11 +300,11 @@ func (m *model) receiverEvent(n *node, ev *receiver.Event) {
 		switch {
 		case ev.Rule == group.RuleDeleted:
 		case ev.Rule == group.RuleT1 || (ev.Rule == group.RuleT31 || ev.Rule == group.RuleT32) && g.timing.HasExpiry():
-			if !wd.now.After(g.timing.Expiry) {
+			if !n.now().After(g.timing.Expiry) {
 				wd.violate(id, "D20: receiver removed %v under %v before groupExpiryTime", ev.Group, ev.Rule)
 			}
 		default:
-			if !wd.now.After(r.expiry) {
+			if !n.now().After(r.expiry) {
 				wd.violate(id, "D21/D23: receiver removed %v under %v before the ExpiryTime of a message it took", ev.Group, ev.Rule)
 			}
 		}

@@ -44,7 +44,8 @@ type node struct {
 	// awaiting holds answers until their message's consumer returned (R73).
 	awaiting map[receiver.DeliveryRef]awaited
 
-	tickAt  time.Time
+	skew    time.Duration // n's clock minus the world's time (clock.go)
+	tickAt  time.Time     // world time
 	tickSet bool
 	ticksAt int // ticks at the same instant, to catch a timer livelock
 
@@ -205,6 +206,7 @@ func (n *node) arm() {
 	if !ok {
 		return
 	}
+	d = d.Add(-n.skew) // the world's time of that instant on n's clock
 	now := n.wd.now
 	if !d.After(now) {
 		d = now
@@ -265,7 +267,7 @@ func (n *node) rebuild(crash bool, why string) {
 	n.tickSet = false
 	wd.m.rebuilt(n)
 	n.recovering = true
-	n.e.Tick(wd.now) // re-emits the outbox (D27) and redoes hand-offs (R92)
+	n.e.Tick(n.now()) // re-emits the outbox (D27) and redoes hand-offs (R92)
 	n.drain()
 	n.recovering = false
 }

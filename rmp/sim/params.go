@@ -28,17 +28,11 @@ type Options struct {
 	MaxEvents int
 }
 
-// maxJumps forward clock jumps of at most maxJump each happen in a run.
-const (
-	maxJumps = 2
-	maxJump  = 120 * time.Second
-)
-
 // params are the fault rates and limits of one run, drawn from its seed.
 type params struct {
 	groups, maxPerGroup int
 	chaos               time.Duration
-	// slack outlasts the chaos phase and every forward jump with minutes
+	// slack outlasts the chaos phase and every clock jump with minutes
 	// to spare: guaranteed messages live this long, and late faults (D13)
 	// are kept and mapped for as long.
 	slack time.Duration
@@ -51,8 +45,8 @@ type params struct {
 	crashMid      float64 // per applied Ready: crash after Persist, before its effects
 	storeFault    float64 // per Apply (memstore only): the batch fails
 	consumerFail  float64 // per hand-off: the consumer refuses it
-	jumps         int     // forward clock jumps during chaos
-	crashUnsynced int     // pebble CrashClone percentage of unsynced blocks kept
+	jumps         []clockJump
+	crashUnsynced int // pebble CrashClone percentage of unsynced blocks kept
 
 	maxHeldPerGroup, maxHeldTotal int
 	maxPending                    int
@@ -70,7 +64,6 @@ func drawParams(rng *rand.Rand, o Options) params {
 	if p.chaos == 0 {
 		p.chaos = 90 * time.Second
 	}
-	p.slack = p.chaos + maxJumps*maxJump + 2*time.Minute
 	p.loss = rng.Float64() * 0.3
 	p.answerLoss = rng.Float64() * 0.3
 	p.dup = rng.Float64() * 0.15
@@ -82,7 +75,9 @@ func drawParams(rng *rand.Rand, o Options) params {
 		p.storeFault = rng.Float64() * 0.01
 	}
 	p.consumerFail = rng.Float64() * 0.2
-	p.jumps = rng.IntN(maxJumps + 1)
+	var jumped time.Duration
+	p.jumps, jumped = drawJumps(rng, p.chaos)
+	p.slack = p.chaos + jumped + 2*time.Minute
 	p.crashUnsynced = rng.IntN(101)
 	p.maxHeldPerGroup = 2 + rng.IntN(10)
 	p.maxHeldTotal = p.maxHeldPerGroup + rng.IntN(30)
@@ -92,8 +87,8 @@ func drawParams(rng *rand.Rand, o Options) params {
 }
 
 func (p params) String() string {
-	return fmt.Sprintf("groups=%d loss=%.2f answerLoss=%.2f dup=%.2f delay<=%v crashes=%d crashMid=%.3f storeFault=%.3f consumerFail=%.2f jumps=%d held<=%d/%d pending<=%d ackOnDelivery=%v",
-		p.groups, p.loss, p.answerLoss, p.dup, p.maxDelay, p.crashes, p.crashMid, p.storeFault, p.consumerFail, p.jumps,
+	return fmt.Sprintf("groups=%d loss=%.2f answerLoss=%.2f dup=%.2f delay<=%v crashes=%d crashMid=%.3f storeFault=%.3f consumerFail=%.2f jumps=[%s] held<=%d/%d pending<=%d ackOnDelivery=%v",
+		p.groups, p.loss, p.answerLoss, p.dup, p.maxDelay, p.crashes, p.crashMid, p.storeFault, p.consumerFail, jumpsString(p.jumps),
 		p.maxHeldPerGroup, p.maxHeldTotal, p.maxPending, p.ackOnDelivery)
 }
 
@@ -111,6 +106,7 @@ type Result struct {
 	// "delivered" or "lost" (allowed).
 	BestEffort map[string]int
 	Crashes    int
+	BackJumps  int // a node's clock set back (forward jumps are the world's)
 	// Responses counts business responses carried by the answer that
 	// acknowledged their message, CachedResponses those carried again by
 	// a duplicate's answer (D18), ResponsesSeen those that reached the
@@ -139,6 +135,7 @@ func (r *Result) Add(o Result) {
 	r.Rereported += o.Rereported
 	r.Acked += o.Acked
 	r.Crashes += o.Crashes
+	r.BackJumps += o.BackJumps
 	r.Responses += o.Responses
 	r.CachedResponses += o.CachedResponses
 	r.ResponsesSeen += o.ResponsesSeen
@@ -157,6 +154,7 @@ func (r *Result) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "seeds=%d submitted=%d delivered=%d acked=%d redelivered-after-restart=%d rereported-after-restart=%d crashes=%d store-faults=%d events=%d violations=%d\n",
 		r.Seeds, r.Submitted, r.Delivered, r.Acked, r.Redelivery, r.Rereported, r.Crashes, r.StoreFault, r.Events, len(r.Violations))
+	fmt.Fprintf(&b, "clocks set back: %d\n", r.BackJumps)
 	fmt.Fprintf(&b, "business responses: answered=%d cached-for-duplicates=%d seen-by-producer=%d\n", r.Responses, r.CachedResponses, r.ResponsesSeen)
 	for _, m := range []struct {
 		name string

@@ -86,6 +86,9 @@ func TestSim(t *testing.T) {
 		if total.Responses == 0 || total.CachedResponses == 0 || total.ResponsesSeen == 0 {
 			t.Errorf("the CI seeds did not carry business responses on acks, on duplicates' acks and to the producer (R73, D18): %s", total.Summary())
 		}
+		if total.BackJumps == 0 {
+			t.Errorf("the CI seeds never set a clock back")
+		}
 		if total.Crashes == 0 || total.StoreFault == 0 || total.Redelivery == 0 || total.Rereported == 0 {
 			t.Errorf("the CI seeds did not exercise crashes, store faults and restarts: %s", total.Summary())
 		}

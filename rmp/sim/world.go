@@ -59,9 +59,8 @@ func Run(seed uint64, opt Options) Result {
 	for range p.crashes {
 		wd.sch.push(&event{at: epoch.Add(time.Duration(rng.Int64N(int64(p.chaos)))), kind: evCrash, node: rng.IntN(2)})
 	}
-	for range p.jumps {
-		wd.sch.push(&event{at: epoch.Add(time.Duration(rng.Int64N(int64(p.chaos)))), kind: evJump,
-			jump: time.Duration(1+rng.IntN(int(maxJump/time.Second))) * time.Second})
+	for _, j := range p.jumps {
+		wd.sch.push(&event{at: epoch.Add(j.at), kind: evJump, node: j.node, jump: j.by})
 	}
 	wd.sch.push(&event{at: epoch.Add(p.chaos), kind: evHeal})
 	wd.loop()
@@ -106,7 +105,7 @@ func (wd *world) fire(e *event) {
 		if e.ref.Kind == rmp.OutMessage && e.err == nil {
 			wd.m.answered(e.ref, e.res.Body)
 		}
-		n.e.SendResult(wd.now, e.ref, e.res, e.err)
+		n.e.SendResult(n.now(), e.ref, e.res, e.err)
 		n.drain()
 	case evTick:
 		n := wd.nodes[e.node]
@@ -114,16 +113,14 @@ func (wd *world) fire(e *event) {
 			return // superseded
 		}
 		n.tickSet = false
-		n.e.Tick(wd.now)
+		n.e.Tick(n.now())
 		n.drain()
 	case evCrash:
 		if !wd.healed {
 			wd.nodes[e.node].rebuild(true, "crash")
 		}
 	case evJump:
-		if !wd.healed {
-			wd.now = wd.now.Add(e.jump)
-		}
+		wd.jump(e)
 	case evHeal:
 		wd.healed = true
 	}
@@ -187,7 +184,7 @@ func (wd *world) arrive(e *event) {
 	n.token++
 	tok := n.token
 	n.pending[tok] = request{from: e.from, epoch: e.fromEpoch, ref: e.out.Ref, orphan: e.orphan}
-	n.e.Receive(wd.now, tok, e.out.Post.ContentType, e.out.Post.Body)
+	n.e.Receive(n.now(), tok, e.out.Post.ContentType, e.out.Post.Body)
 	n.drain()
 	if r, ok := n.pending[tok]; ok {
 		// The Ready holding the answer was lost to a crash or store fault.
@@ -231,14 +228,14 @@ func (wd *world) submit(e *event) {
 		Flags: g.flags, Lifetime: pm.lifetime, Timing: g.timing, Pattern: g.pattern,
 		Payload: fmt.Appendf(nil, `<m xmlns="urn:sim">%d</m>`, pm.id),
 	}}
-	ref, err := n.e.Submit(wd.now, sub)
+	ref, err := n.e.Submit(n.now(), sub)
 	if err != nil {
 		if wd.m.refused(pm.id, err) {
 			wd.sch.push(&event{at: wd.now.Add(500 * time.Millisecond), kind: evSubmit, plan: pm.id})
 		}
 		return
 	}
-	wd.m.submitted(pm.id, ref, wd.now.Add(pm.lifetime))
+	wd.m.submitted(pm.id, ref, n.now().Add(pm.lifetime))
 	n.watch, n.lostSub, n.watchID = true, false, pm.id
 	n.drain()
 	n.watch = false
