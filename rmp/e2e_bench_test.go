@@ -9,6 +9,9 @@ package rmp_test
 //     exactly-once groups (AckRequested, DuplicateElimination, MessageOrder,
 //     Response pattern, D8: the ack means durably stored), one message in
 //     flight per group; latency is Submit → acknowledged outcome.
+//   - BenchmarkEndToEndStreamHTTP: the same nodes, producers that submit
+//     the next message once the previous one is stored (R21), up to
+//     streamWindow without an outcome per group.
 //   - BenchmarkReceiverHTTP: plain net/http clients POSTing reliable
 //     messages to a receiver Node; the same client as the ceilings.
 //   - BenchmarkCeilingPipelineHTTP: the minimal receiver: net/http, etree
@@ -325,41 +328,16 @@ func BenchmarkEndToEndHTTP(b *testing.B) {
 	for _, kind := range []string{"pebble", "mem"} {
 		for _, groups := range benchGroups {
 			b.Run(fmt.Sprintf("store=%s/groups=%d", kind, groups), func(b *testing.B) {
-				rst, sst := openStore(b, kind), openStore(b, kind)
-				check := newOrderCheck()
-				var recvLat, submitLat latencies
-				srv := httptest.NewServer(timedHandler(receiverNode(b, rst, check), &recvLat))
-				defer srv.Close()
 				router := &outcomeRouter{}
 				for range groups {
 					router.ch = append(router.ch, make(chan sender.Outcome, 1))
 				}
-				cfg := rmp.NodeConfig{
-					Store:    sst,
-					Outcomes: router,
-					// One connection per group; the default 16 would cap
-					// the 64-group run at 16 messages in flight.
-					Transport: rmp.NewHTTPTransport(rmp.HTTPTransportConfig{MaxPerDestination: max(16, groups)}),
-				}
-				cfg.Engine.Sender.InstanceID = "bench"
-				sn, err := rmp.Open(cfg)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer sn.Close(context.Background())
-				ctx := context.Background()
-				wal0r, wal0s := walBytes(rst), walBytes(sst)
+				rig := newE2ERig(b, kind, groups, router)
 				load(b, groups, func(g int, i uint64) error {
-					t0 := time.Now()
-					ref, err := sn.Submit(ctx, rmp.Submission{Submission: sender.Submission{
-						To: srv.URL, GroupKey: "g" + strconv.Itoa(g), Lifetime: time.Hour,
-						Flags:   group.Flags{AckRequested: true, DuplicateElimination: true, MessageOrder: true},
-						Pattern: group.ReplyResponse, Payload: benchBody,
-					}})
+					ref, err := rig.submit(g)
 					if err != nil {
 						return err
 					}
-					submitLat.add(time.Since(t0))
 					select {
 					case o := <-router.ch[g]:
 						if o.Ref != ref || o.Kind != sender.Acknowledged {
@@ -369,18 +347,210 @@ func BenchmarkEndToEndHTTP(b *testing.B) {
 					case <-time.After(time.Minute):
 						return fmt.Errorf("no outcome for %+v", ref)
 					}
-				}, func() error { return check.waitDelivered(b.N) })
-				submitLat.report(b, "submit")
-				recvLat.report(b, "recv")
-				if kind == "pebble" {
-					b.ReportMetric(float64(walBytes(rst)-wal0r)/float64(b.N), "recv-WAL-B/msg")
-					b.ReportMetric(float64(walBytes(sst)-wal0s)/float64(b.N), "send-WAL-B/msg")
+				}, func() error { return rig.check.waitDelivered(b.N) })
+				rig.report(b)
+			})
+		}
+	}
+}
+
+// e2eRig is a sender Node and a receiver Node behind a loopback HTTP
+// server, each on its own store, for the end-to-end benchmarks.
+type e2eRig struct {
+	sn                 *rmp.Node
+	url                string
+	check              *orderCheck
+	recvLat, submitLat latencies
+	rst, sst           store.Store
+	wal0r, wal0s       uint64
+}
+
+func newE2ERig(b *testing.B, kind string, groups int, outcomes rmp.OutcomeHandler) *e2eRig {
+	r := &e2eRig{rst: openStore(b, kind), sst: openStore(b, kind), check: newOrderCheck()}
+	srv := httptest.NewServer(timedHandler(receiverNode(b, r.rst, r.check), &r.recvLat))
+	b.Cleanup(srv.Close)
+	r.url = srv.URL
+	cfg := rmp.NodeConfig{
+		Store:    r.sst,
+		Outcomes: outcomes,
+		// One connection per group; the default 16 would cap the 64-group
+		// run at 16 messages in flight.
+		Transport: rmp.NewHTTPTransport(rmp.HTTPTransportConfig{MaxPerDestination: max(16, groups)}),
+	}
+	cfg.Engine.Sender.InstanceID = "bench"
+	sn, err := rmp.Open(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { sn.Close(context.Background()) })
+	r.sn = sn
+	r.wal0r, r.wal0s = walBytes(r.rst), walBytes(r.sst)
+	return r
+}
+
+// submit submits the next message of group g (key "g<g>"), ordered
+// exactly-once under the Response pattern, and notes how long Submit took.
+func (r *e2eRig) submit(g int) (sender.MessageRef, error) {
+	t0 := time.Now()
+	ref, err := r.sn.Submit(context.Background(), rmp.Submission{Submission: sender.Submission{
+		To: r.url, GroupKey: "g" + strconv.Itoa(g), Lifetime: time.Hour,
+		Flags:   group.Flags{AckRequested: true, DuplicateElimination: true, MessageOrder: true},
+		Pattern: group.ReplyResponse, Payload: benchBody,
+	}})
+	if err == nil {
+		r.submitLat.add(time.Since(t0))
+	}
+	return ref, err
+}
+
+// report adds the submit and receiver latencies, WAL bytes per message at
+// each side and the sender's resends (should be 0).
+func (r *e2eRig) report(b *testing.B) {
+	r.submitLat.report(b, "submit")
+	r.recvLat.report(b, "recv")
+	if w := walBytes(r.rst); w > 0 {
+		b.ReportMetric(float64(w-r.wal0r)/float64(b.N), "recv-WAL-B/msg")
+		b.ReportMetric(float64(walBytes(r.sst)-r.wal0s)/float64(b.N), "send-WAL-B/msg")
+	}
+	m, err := r.sn.Metrics(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(m.Retries), "resends")
+}
+
+// streamWindow is how many messages each producer of
+// BenchmarkEndToEndStreamHTTP may have submitted without an outcome.
+const streamWindow = 16
+
+// streamRouter hands each outcome to its group's producer window and
+// records Submit → outcome latency. A group's numbers are assigned in
+// submission order from 0 (one producer per group), so the producer notes
+// the start time under the number before calling Submit.
+type streamRouter struct {
+	groups []streamGroup
+	lat    latencies
+	mu     sync.Mutex
+	bad    error
+	done   atomic.Int64
+	notify chan struct{}
+}
+
+type streamGroup struct {
+	slots chan struct{}
+	mu    sync.Mutex
+	sent  map[uint64]time.Time
+}
+
+func (r *streamRouter) fail(err error) {
+	r.mu.Lock()
+	if r.bad == nil {
+		r.bad = err
+	}
+	r.mu.Unlock()
+}
+
+func (r *streamRouter) HandleOutcome(_ context.Context, o sender.Outcome) error {
+	g, err := strconv.Atoi(strings.TrimPrefix(o.GroupKey, "g"))
+	if err != nil || g < 0 || g >= len(r.groups) {
+		return fmt.Errorf("outcome for unknown key %q", o.GroupKey)
+	}
+	sg := &r.groups[g]
+	sg.mu.Lock()
+	t0, ok := sg.sent[o.Ref.Number]
+	delete(sg.sent, o.Ref.Number)
+	sg.mu.Unlock()
+	if !ok || o.Kind != sender.Acknowledged {
+		r.fail(fmt.Errorf("outcome %+v (submitted: %v)", o, ok))
+	} else {
+		r.lat.add(time.Since(t0))
+	}
+	<-sg.slots
+	r.done.Add(1)
+	select {
+	case r.notify <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// waitOutcomes waits until n outcomes arrived, all acknowledged.
+func (r *streamRouter) waitOutcomes(n int64) error {
+	deadline := time.After(2 * time.Minute)
+	for r.done.Load() < n {
+		select {
+		case <-r.notify:
+		case <-time.After(10 * time.Millisecond):
+		case <-deadline:
+			return fmt.Errorf("%d of %d outcomes", r.done.Load(), n)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bad
+}
+
+// BenchmarkEndToEndStreamHTTP is BenchmarkEndToEndHTTP with producers that
+// do what Submit's contract allows: each submits its group's next message as
+// soon as the previous one is durably stored (R21), keeping at most
+// streamWindow messages without an outcome, and learns outcomes from the
+// handler (D27). The three synced commits of a message (sender Submit,
+// receiver accept D8, sender ack + outbox D27) then overlap with those of
+// the messages around it instead of adding up. Latency is Submit →
+// acknowledged outcome; the clock stops when every message has its
+// outcome and was delivered once, in order.
+func BenchmarkEndToEndStreamHTTP(b *testing.B) {
+	for _, kind := range []string{"pebble", "mem"} {
+		for _, groups := range benchGroups {
+			b.Run(fmt.Sprintf("store=%s/groups=%d", kind, groups), func(b *testing.B) {
+				router := &streamRouter{groups: make([]streamGroup, groups), notify: make(chan struct{}, 1)}
+				for g := range router.groups {
+					router.groups[g] = streamGroup{slots: make(chan struct{}, streamWindow), sent: map[uint64]time.Time{}}
 				}
-				m, err := sn.Metrics(ctx)
-				if err != nil {
+				rig := newE2ERig(b, kind, groups, router)
+				var next atomic.Int64
+				var wg sync.WaitGroup
+				errs := make(chan error, groups)
+				b.ResetTimer()
+				cpu0, start := cpuTime(), time.Now()
+				for g := range groups {
+					wg.Go(func() {
+						sg := &router.groups[g]
+						for n := uint64(0); next.Add(1) <= int64(b.N); n++ {
+							sg.slots <- struct{}{}
+							// Noted before Submit: the outcome may arrive
+							// before Submit returns.
+							sg.mu.Lock()
+							sg.sent[n] = time.Now()
+							sg.mu.Unlock()
+							ref, err := rig.submit(g)
+							if err == nil && ref.Number != n {
+								err = fmt.Errorf("group %d: message %d numbered %d", g, n, ref.Number)
+							}
+							if err != nil {
+								errs <- err
+								return
+							}
+						}
+					})
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
 					b.Fatal(err)
 				}
-				b.ReportMetric(float64(m.Retries), "resends")
+				if err := router.waitOutcomes(int64(b.N)); err != nil {
+					b.Fatal(err)
+				}
+				if err := rig.check.waitDelivered(b.N); err != nil {
+					b.Fatal(err)
+				}
+				elapsed, cpu := time.Since(start), cpuTime()-cpu0
+				b.StopTimer()
+				b.ReportMetric(float64(b.N)/elapsed.Seconds(), "msg/s")
+				b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(b.N), "cpu-µs/msg")
+				router.lat.report(b, "")
+				rig.report(b)
 			})
 		}
 	}

@@ -31,7 +31,7 @@ go test -c -o "$work/rmp.test" ./rmp
 for r in $(seq "$rounds"); do
   echo "bench.sh: round $r of $rounds" >&2
   (cd rmp && "$work/rmp.test" -test.run '^$' -test.benchtime "$benchtime" \
-    -test.bench '^Benchmark(EndToEndHTTP|ReceiverHTTP|Ceiling)') | tee -a "$raw" >&2
+    -test.bench '^Benchmark(EndToEndHTTP|EndToEndStreamHTTP|ReceiverHTTP|Ceiling)') | tee -a "$raw" >&2
 done
 echo "bench.sh: scale (100,000 groups)" >&2
 (cd rmp && "$work/rmp.test" -test.run '^$' -test.benchtime 1x \

@@ -17,6 +17,7 @@ pkg: github.com/wsrkit/wsrkit/rmp
 cpu: Intel(R) Xeon(R) Processor
 BenchmarkEndToEndHTTP/store=pebble/groups=64-2   	  300	  535219 ns/op	  668.0 cpu-µs/msg	  1800 msg/s	  33326 p50-µs
 BenchmarkCeilingPipelineHTTP/groups=64-2         	  300	  256392 ns/op	  417.4 cpu-µs/msg	  4000 msg/s
+BenchmarkEndToEndStreamHTTP/store=pebble/groups=64-2   	  300	  535219 ns/op	  500.0 cpu-µs/msg	  3200 msg/s
 BenchmarkIdleGroupMemory-2                       	    1	16122679680 ns/op	      1837 recv-B/group	      1005 send-B/group
 BenchmarkRestart100kGroups-2                     	    1	 646337127 ns/op	         0.6463 s/restart
 PASS
@@ -57,6 +58,10 @@ func TestMarkdownGoalsAndRatios(t *testing.T) {
 	require.Contains(t, md, "| pebble, 64 | 2,450 | 31,663 |")
 	require.Contains(t, md, "| raw net/http round trip, 1 | – |")
 	require.Contains(t, md, "| receiver (pebble) / ceiling pipeline, msg/s, groups=8 | – | – | not measured |")
+	// One round of the streaming run: its ratio, goal and CPU share.
+	require.Contains(t, md, "| end to end, streaming producers (pebble) / ceiling pipeline, msg/s, groups=64 | **0.80** | 0.80 | ≥ 0.75: met |")
+	require.Contains(t, md, "| ceiling pipeline CPU / end to end, streaming (pebble) CPU per message, groups=64 | **0.83** |")
+	require.Contains(t, md, "### Sender Node → receiver Node, streaming producers (`BenchmarkEndToEndStreamHTTP`)")
 }
 
 func TestSpliceKeepsOtherSections(t *testing.T) {
