@@ -19,6 +19,9 @@ type batch struct {
 	outboxPuts    []*outboxEntry
 	outboxDeletes []OutcomeID
 	dirtyDests    []*destState
+	// ackedBefore are the acked runs as last persisted of the touched
+	// groups whose acked set changed, numbered by groupState.snap.
+	ackedBefore   []runSet
 	instanceDirty bool
 }
 
@@ -100,17 +103,21 @@ func (s *Sender) finish(now time.Time) Ready {
 	var removed []group.Mutation
 	for _, g := range s.b.touched {
 		g.touched = false
+		before := g.snap
+		g.snap = 0
 		if g.removed {
 			continue
 		}
-		ms = s.ackedRunMutations(ms, g)
+		if before != 0 {
+			ms = s.ackedRunMutations(ms, g, &s.b.ackedBefore[before-1])
+		}
 		if g.dirty {
 			g.dirty = false
 			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(g.id, group.KindMeta, 0), Value: encodeMeta(g)})
 		}
 		var at time.Time
 		if g.tm.scheduled() {
-			at = indexedDeadline(g.tm.at)
+			at = indexedDeadline(s.timers.at(&g.tm))
 		}
 		if !g.isIndexed(at) {
 			g.setIndexed(at)
@@ -118,7 +125,6 @@ func (s *Sender) finish(now time.Time) Ready {
 		}
 	}
 	for _, g := range s.b.removed {
-		g.ackedBefore = nil
 		removed = append(removed, group.Mutation{Op: group.OpDeleteGeneration, Key: groupKey(g.id, group.KindMeta, 0)})
 	}
 	slices.SortStableFunc(ms, func(a, b group.Mutation) int { return compareKeys(a.Key, b.Key) })
@@ -157,13 +163,9 @@ func (s *Sender) sortedOutbox() []Outcome {
 }
 
 // ackedRunMutations writes the acked runs (KindReceived, keyed by first
-// number) that changed in this input: deltas, never the whole set.
-func (s *Sender) ackedRunMutations(ms []group.Mutation, g *groupState) []group.Mutation {
-	before := g.ackedBefore
-	if before == nil {
-		return ms
-	}
-	g.ackedBefore = nil
+// number) that changed in this input, from before: deltas, never the
+// whole set.
+func (s *Sender) ackedRunMutations(ms []group.Mutation, g *groupState, before *runSet) []group.Mutation {
 	old := before.rs
 	cur := g.acked.rs
 	i, j := 0, 0

@@ -54,11 +54,11 @@ func sameMap(a, b map[uint64]*message) bool {
 	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
-// TestGroupStateSize pins groupState to the 448-byte size class (memory per
+// TestGroupStateSize pins groupState to the 384-byte size class (memory per
 // idle open group, BenchmarkIdleGroupMemory in rmp).
 func TestGroupStateSize(t *testing.T) {
-	if n := unsafe.Sizeof(groupState{}); n > 448 {
-		t.Fatalf("groupState is %d bytes, over the 448-byte size class", n)
+	if n := unsafe.Sizeof(groupState{}); n > 384 {
+		t.Fatalf("groupState is %d bytes, over the 384-byte size class", n)
 	}
 }
 

@@ -42,11 +42,14 @@ func (s *Sender) acknowledge(now time.Time, m *message) {
 }
 
 // noteAckedChange snapshots the persisted acked runs before the first
-// change of this input.
+// change of this input (batch.ackedBefore); g is touched, so finish writes
+// the changed runs and drops the snapshot.
 func (s *Sender) noteAckedChange(g *groupState) {
-	if g.ackedBefore == nil {
-		g.ackedBefore = g.acked.clone()
+	if g.snap == 0 {
+		s.b.ackedBefore = append(s.b.ackedBefore, runSet{rs: slices.Clone(g.acked.rs)})
+		g.snap = int32(len(s.b.ackedBefore))
 	}
+	s.touch(g)
 }
 
 // fail ends a pending message as Failed. In an ordered group (D16), or on a
@@ -170,7 +173,7 @@ func (s *Sender) advance(now time.Time, g *groupState) {
 	if !at.After(now) {
 		at = now.Add(time.Nanosecond) // defensive: never spin in Tick
 	}
-	s.timers.set(&g.tm, at)
+	s.timers.set(&g.tm, g, at)
 }
 
 // remove forgets g: its records go with one OpDeleteGeneration; its

@@ -69,7 +69,7 @@ func (s *Sender) dropDest(d *destState) {
 
 // setPollTimer schedules d's next poll at at and marks its record dirty.
 func (s *Sender) setPollTimer(d *destState, at time.Time) {
-	s.timers.set(&d.tm, at)
+	s.timers.set(&d.tm, d, at)
 	s.dirtyDest(d)
 }
 

@@ -46,15 +46,15 @@ func (s *Sender) pollRecMutations(ms []group.Mutation) []group.Mutation {
 	}
 	for _, d := range s.b.dirtyDests {
 		d.pollDirty = false
-		if !d.tm.scheduled() || (d.pollKey != 0 && d.pollStored.Equal(d.tm.at)) {
+		if !d.tm.scheduled() || (d.pollKey != 0 && d.pollStored.Equal(s.timers.at(&d.tm))) {
 			continue
 		}
 		if d.pollKey == 0 {
 			d.pollKey = s.freePollKey(d.name)
 			s.pollKeys[d.pollKey] = d
 		}
-		d.pollStored = d.tm.at
-		ms = append(ms, group.Mutation{Op: group.OpPut, Key: pollRecKey(d.pollKey), Value: encodePollRec(d.name, d.tm.at)})
+		d.pollStored = s.timers.at(&d.tm)
+		ms = append(ms, group.Mutation{Op: group.OpPut, Key: pollRecKey(d.pollKey), Value: encodePollRec(d.name, s.timers.at(&d.tm))})
 	}
 	return ms
 }
@@ -114,11 +114,11 @@ func (s *Sender) recoverPolls(recs []storedPoll) {
 		}
 		d.pollKey, d.pollStored = r.key, r.at
 		s.pollKeys[r.key] = d
-		s.timers.set(&d.tm, r.at)
+		s.timers.set(&d.tm, d, r.at)
 	}
 	for _, d := range s.dests {
 		if len(d.pollGroups) > 0 && !d.tm.scheduled() {
-			s.timers.set(&d.tm, time.Time{})
+			s.timers.set(&d.tm, d, time.Time{})
 		}
 	}
 }

@@ -95,7 +95,6 @@ func (s *Sender) load(k group.Key, v []byte, inst *instanceRec, cur **groupState
 		if g.id != k.GroupID {
 			return corrupt("group id differs from its key")
 		}
-		g.tm = timer{kind: timerGroup, idx: -1, g: g}
 		s.groups[g.id] = g
 		s.nextGroupSeq = max(s.nextGroupSeq, g.seq+1)
 		*cur = g
@@ -133,7 +132,6 @@ func (s *Sender) load(k group.Key, v []byte, inst *instanceRec, cur **groupState
 			return corrupt("outbound message outside its group")
 		}
 		m.g, m.number, m.stored = g, k.Number, true
-		m.tm = timer{kind: timerMessage, idx: -1, m: m}
 		s.addPending(g, m)
 	default:
 		return corrupt("unexpected kind")
@@ -163,7 +161,7 @@ func (s *Sender) rebuild(g *groupState) {
 		}
 	}
 	if ok {
-		s.timers.set(&g.tm, at)
+		s.timers.set(&g.tm, g, at)
 		g.setIndexed(indexedDeadline(at))
 	}
 }

@@ -129,7 +129,6 @@ func (s *Sender) Submit(now time.Time, sub Submission) (MessageRef, Ready, error
 		g.next++
 	}
 	m := &message{g: g, number: n, last: last, expiry: expiry, action: sub.Action, payload: sub.Payload}
-	m.tm = timer{kind: timerMessage, idx: -1, m: m}
 	s.transmit(now, m)
 	if g.flags.AckRequested {
 		s.addPending(g, m)
@@ -263,7 +262,6 @@ func (s *Sender) newGroup(now time.Time, sub *Submission) *groupState {
 	g.setReplyTo(sub.ReplyTo)
 	g.life.Timing = sub.Timing
 	g.life.Ordered = sub.Flags.MessageOrder
-	g.tm = timer{kind: timerGroup, idx: -1, g: g}
 	s.groups[g.id] = g
 	if !g.singleton {
 		s.keys[g.key] = g
@@ -306,7 +304,7 @@ func (s *Sender) scheduleMessage(m *message) {
 	if !m.finalPoll && m.nextAt.Before(at) {
 		at = m.nextAt
 	}
-	s.timers.set(&m.tm, at)
+	s.timers.set(&m.tm, m, at)
 }
 
 // hold counts a new pending message against the bounds.
@@ -324,7 +322,6 @@ func (s *Sender) dest(name string) *destState {
 	d := s.dests[name]
 	if d == nil {
 		d = &destState{name: name, pollGroups: make(map[string]*groupState)}
-		d.tm = timer{kind: timerPoll, idx: -1, d: d}
 		s.dests[name] = d
 	}
 	return d
@@ -352,11 +349,8 @@ func (s *Sender) release(m *message) {
 // NextDeadline returns the earliest instant at which Tick has work, and
 // false when there is none.
 func (s *Sender) NextDeadline() (time.Time, bool) {
-	t, ok := s.timers.peek()
-	if !ok {
-		return time.Time{}, false
-	}
-	return t.at, true
+	at, _, ok := s.timers.peek()
+	return at, ok
 }
 
 // Stats are counts for metrics and tests.

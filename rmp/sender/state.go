@@ -1,6 +1,7 @@
 package sender
 
 import (
+	"strings"
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/group"
@@ -31,16 +32,16 @@ type groupState struct {
 	// ackedMaxExpiry is the largest ExpiryTime among acked messages.
 	ackedMaxExpiry time.Time
 	// x holds what few groups need; nil until one of its fields is set.
-	x  *gextra
-	tm timer
-	// ackedBefore is acked as last persisted, set on the first change in an
-	// input so only changed runs are written.
-	ackedBefore *runSet
+	x *gextra
 	// indexedNs is the instant last indexed with OpSetDeadline, as Unix
 	// nanoseconds (indexed instants fit, batch.go); valid when indexed.
 	indexedNs int64
-	flags     group.Flags
-	pattern   group.ReplyPattern
+	tm        timer
+	// snap numbers this input's snapshot of acked (batch.ackedBefore);
+	// 0 when acked did not change.
+	snap    int32
+	flags   group.Flags
+	pattern group.ReplyPattern
 	// singleton: a group of one message (R06).
 	singleton bool
 	// closed: last="true" was submitted (R12, R34); no new message.
@@ -58,6 +59,9 @@ type groupState struct {
 	dirty   bool
 	removed bool
 }
+
+// compareIDs orders groups by id.
+func compareIDs(a, b *groupState) int { return strings.Compare(a.id, b.id) }
 
 func (g *groupState) ref(n uint64) MessageRef {
 	return MessageRef{GroupID: g.id, Number: n, Singleton: g.singleton}

@@ -19,19 +19,19 @@ func (s *Sender) Tick(now time.Time) Ready {
 // runDue pops and handles every timer due at now, in timer order.
 func (s *Sender) runDue(now time.Time) {
 	for {
-		t, ok := s.timers.peek()
-		if !ok || t.at.After(now) {
+		at, o, ok := s.timers.peek()
+		if !ok || at.After(now) {
 			return
 		}
-		s.timers.remove(t)
-		switch t.kind {
-		case timerMessage:
-			s.fireMessage(now, t.m)
-		case timerGroup:
-			s.touch(t.g)
-			s.advance(now, t.g)
-		case timerPoll:
-			s.firePoll(now, t.d)
+		s.timers.remove(tmOf(o))
+		switch o := o.(type) {
+		case *message:
+			s.fireMessage(now, o)
+		case *groupState:
+			s.touch(o)
+			s.advance(now, o)
+		case *destState:
+			s.firePoll(now, o)
 		}
 	}
 }

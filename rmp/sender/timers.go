@@ -13,37 +13,54 @@ const (
 	timerGroup
 )
 
-// timer is an entry of the timer heap, embedded in the message, group or
-// destination it belongs to.
+// timer is a message's, group's or destination's place in the timer heap;
+// the heap entry holds the instant and the owner, so an idle group's timer
+// is four bytes (memory per idle open group, BENCHMARKS.md).
 type timer struct {
-	at time.Time
-	// idx is the position in the heap; -1 when not scheduled.
-	idx  int32
-	kind timerKind
-	m    *message
-	g    *groupState
-	d    *destState
+	// pos is the position in the heap plus one; 0 when not scheduled.
+	pos int32
 }
 
-func (t *timer) scheduled() bool { return t.idx >= 0 }
+func (t *timer) scheduled() bool { return t.pos > 0 }
 
-// less orders timers of the same instant by kind, group id, number or
-// destination: with the instant, a total order, so Tick's processing order
-// never depends on insertion order.
-func (t *timer) less(o *timer) bool {
-	if t.kind != o.kind {
-		return t.kind < o.kind
-	}
-	switch t.kind {
-	case timerMessage:
-		if t.m.g.id != o.m.g.id {
-			return t.m.g.id < o.m.g.id
-		}
-		return t.m.number < o.m.number
-	case timerGroup:
-		return t.g.id < o.g.id
+// tmOf returns the timer of o, a *message, *groupState or *destState.
+func tmOf(o any) *timer {
+	switch o := o.(type) {
+	case *message:
+		return &o.tm
+	case *groupState:
+		return &o.tm
 	default:
-		return t.d.name < o.d.name
+		return &o.(*destState).tm
+	}
+}
+
+// lessOwner orders the owners of timers of the same instant by kind, group
+// id, number or destination: with the instant, a total order, so Tick's
+// processing order never depends on insertion order.
+func lessOwner(a, b any) bool {
+	switch a := a.(type) {
+	case *message:
+		b, ok := b.(*message)
+		if !ok {
+			return true
+		}
+		if c := compareIDs(a.g, b.g); c != 0 {
+			return c < 0
+		}
+		return a.number < b.number
+	case *groupState:
+		b, ok := b.(*groupState)
+		return ok && compareIDs(a, b) < 0
+	default:
+		switch b := b.(type) {
+		case *message:
+			return false
+		case *groupState:
+			return true
+		default:
+			return a.(*destState).name < b.(*destState).name
+		}
 	}
 }
 
@@ -51,12 +68,12 @@ func (t *timer) less(o *timer) bool {
 // O(pending), and a timer can be moved or removed in O(log n). Entries keep
 // their instant inline so that sifting compares without chasing pointers.
 type timerHeap struct {
-	items []heapEntry // items[i].t.idx == i; heap-ordered by less
+	items []heapEntry // tmOf(items[i].o).pos == i+1; heap-ordered by less
 }
 
 type heapEntry struct {
 	at time.Time
-	t  *timer
+	o  any
 }
 
 func (h *timerHeap) less(i, j int) bool {
@@ -64,29 +81,33 @@ func (h *timerHeap) less(i, j int) bool {
 	if c := a.at.Compare(b.at); c != 0 {
 		return c < 0
 	}
-	return a.t.less(b.t)
+	return lessOwner(a.o, b.o)
 }
 
-func (h *timerHeap) peek() (*timer, bool) {
+// peek returns the earliest timer's instant and owner.
+func (h *timerHeap) peek() (time.Time, any, bool) {
 	if len(h.items) == 0 {
-		return nil, false
+		return time.Time{}, nil, false
 	}
-	return h.items[0].t, true
+	return h.items[0].at, h.items[0].o, true
 }
 
-// set schedules t at at, or moves it there.
-func (h *timerHeap) set(t *timer, at time.Time) {
-	t.at = at
+// at returns the instant t is scheduled at; t must be scheduled.
+func (h *timerHeap) at(t *timer) time.Time { return h.items[t.pos-1].at }
+
+// set schedules o's timer t at at, or moves it there.
+func (h *timerHeap) set(t *timer, o any, at time.Time) {
 	if t.scheduled() {
-		h.items[t.idx].at = at
-		if !h.up(int(t.idx)) {
-			h.down(int(t.idx))
+		i := int(t.pos - 1)
+		h.items[i].at = at
+		if !h.up(i) {
+			h.down(i)
 		}
 		return
 	}
-	t.idx = int32(len(h.items))
-	h.items = append(h.items, heapEntry{at: at, t: t})
-	h.up(int(t.idx))
+	t.pos = int32(len(h.items)) + 1
+	h.items = append(h.items, heapEntry{at: at, o: o})
+	h.up(int(t.pos - 1))
 }
 
 // remove unschedules t; a no-op when it is not scheduled.
@@ -94,13 +115,13 @@ func (h *timerHeap) remove(t *timer) {
 	if !t.scheduled() {
 		return
 	}
-	i, last := int(t.idx), len(h.items)-1
+	i, last := int(t.pos-1), len(h.items)-1
 	if i != last {
 		h.swap(i, last)
 	}
 	h.items[last] = heapEntry{}
 	h.items = h.items[:last]
-	t.idx = -1
+	t.pos = 0
 	if i != last {
 		if !h.up(i) {
 			h.down(i)
@@ -110,8 +131,8 @@ func (h *timerHeap) remove(t *timer) {
 
 func (h *timerHeap) swap(i, j int) {
 	h.items[i], h.items[j] = h.items[j], h.items[i]
-	h.items[i].t.idx = int32(i)
-	h.items[j].t.idx = int32(j)
+	tmOf(h.items[i].o).pos = int32(i) + 1
+	tmOf(h.items[j].o).pos = int32(j) + 1
 }
 
 func (h *timerHeap) up(i int) bool {

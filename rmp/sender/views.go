@@ -34,7 +34,7 @@ type GroupInfo struct {
 	Deadline time.Time
 }
 
-func (g *groupState) info() GroupInfo {
+func (s *Sender) info(g *groupState) GroupInfo {
 	gi := GroupInfo{
 		GroupID: g.id, Key: g.key, Singleton: g.singleton, To: g.to, Pending: len(g.pending),
 		Acked: slices.Clone(g.acked.rs), Closed: g.closed, Aborted: g.aborted,
@@ -44,7 +44,7 @@ func (g *groupState) info() GroupInfo {
 		gi.LastNumber, gi.HasLast = g.life.Last, g.life.HasLast
 	}
 	if g.tm.scheduled() {
-		gi.Deadline = g.tm.at
+		gi.Deadline = s.timers.at(&g.tm)
 	}
 	return gi
 }
@@ -55,7 +55,7 @@ func (s *Sender) Group(groupID string) (GroupInfo, bool) {
 	if g == nil {
 		return GroupInfo{}, false
 	}
-	return g.info(), true
+	return s.info(g), true
 }
 
 // Groups returns every group in state, sorted by GroupID.
@@ -67,7 +67,7 @@ func (s *Sender) Groups() []GroupInfo {
 	slices.Sort(ids)
 	out := make([]GroupInfo, len(ids))
 	for i, id := range ids {
-		out[i] = s.groups[id].info()
+		out[i] = s.info(s.groups[id])
 	}
 	return out
 }
