@@ -37,11 +37,20 @@ func (m *model) final() {
 			wd.res.Failed[last.Reason.String()]++
 		}
 		switch {
+		case r.abortedFailed && last.Kind != sender.Failed:
+			wd.violate(id, "D16: failed when its sending group was aborted, final outcome %v", last.Kind)
 		case g.guaranteed && (last.Kind != sender.Acknowledged || len(r.taken) == 0):
 			wd.violate(id, "guaranteed delivery: final outcome %v %v, taken %d times", last.Kind, last.Reason, len(r.taken))
 		case last.Kind == sender.Acknowledged && len(r.taken) == 0:
 			// An ack means durably accepted (D8); a message acked and then
 			// discarded (D12, D14) must be failed by a later fault (D13).
+			if r.discarded && m.sendDeleted[r.ref.GroupID] {
+				// The operator deleted the sending group after the ack: it
+				// forgets acknowledged messages at once, so a later fault
+				// (D12, D13) finds no group (reported as a finding).
+				wd.res.Exclusions["acked, sending group deleted by the operator, then discarded: late fault finds no group (D13)"]++
+				continue
+			}
 			if r.discarded && g.pattern != group.ReplyCallback {
 				// D13 under Response: the fault rides on the next Response
 				// to this sender, which may never come; under Poll the

@@ -48,7 +48,9 @@ type rec struct {
 	taken     []deliveryKey // identities taken, in order
 	discarded bool          // the receiver discarded it after accepting it
 	responded bool          // the consumer gave its business response (R73)
-	trace     []string
+	// abortedFailed: failed when the operator aborted its sending group.
+	abortedFailed bool
+	trace         []string
 }
 
 // model holds what the producers and consumers saw and checks the
@@ -62,12 +64,16 @@ type model struct {
 	next    map[group.ID]uint64 // ordered groups: next number to take (D14)
 	byGen   map[group.ID][]int  // messages taken in each receiving generation
 	byGroup map[string][]int    // messages submitted to each sending group
+	deleted map[group.ID]bool   // receiving generations the operator deleted
+	hidden  map[group.ID]bool   // … whose state is not yet removed (abort.go)
+	// sendDeleted: sending groups the operator aborted (abort.go).
+	sendDeleted map[string]bool
 }
 
 func newModel(wd *world) model {
 	return model{wd: wd, recs: make([]rec, len(wd.w.msgs)), byRef: map[sender.MessageRef]int{},
 		taken: map[deliveryKey]*take{}, handled: map[handleKey]*handled{},
-		next: map[group.ID]uint64{}, byGen: map[group.ID][]int{}, byGroup: map[string][]int{}}
+		next: map[group.ID]uint64{}, deleted: map[group.ID]bool{}, hidden: map[group.ID]bool{}, sendDeleted: map[string]bool{}, byGen: map[group.ID][]int{}, byGroup: map[string][]int{}}
 }
 
 func (m *model) note(id int, format string, args ...any) {
@@ -160,7 +166,8 @@ func messageOf(payload []byte) (int, bool) {
 // and otherwise takes it.
 func (m *model) deliver(n *node, d rmp.Delivery) {
 	wd := m.wd
-	now := n.now() // expiry is judged by the consumer's node clock (D9, D12)
+	now := n.now()               // expiry is judged by the consumer's node clock (D9, D12)
+	defer n.complete(d.Ref, nil) // an answer still waiting goes out as it is
 	id, ok := messageOf(d.Payload)
 	if !ok || id >= len(m.recs) || !m.recs[id].submitted {
 		wd.violate(-1, "%s: delivery %+v of an unknown message: %.200q", n.name, d.Ref, d.Payload)
@@ -197,6 +204,10 @@ func (m *model) deliver(n *node, d rmp.Delivery) {
 		m.take(n, id, d.Ref, key)
 		return
 	}
+	if m.hidden[key.id] {
+		wd.violate(id, "%v handed out from a receiving generation the operator deleted", key)
+		return
+	}
 	if wd.chance(wd.p.consumerFail) {
 		m.note(id, "consumer refused hand-off %d", d.Attempt)
 		n.e.DeliveryFailed(now, d.Ref)
@@ -212,7 +223,12 @@ func (m *model) deliver(n *node, d rmp.Delivery) {
 		m.next[key.id]++
 	}
 	if len(r.taken) > 0 {
-		if g.flags.DuplicateElimination {
+		if g.flags.DuplicateElimination && m.deleted[r.taken[0].id] {
+			// D17: duplicates are detected while the group's state exists;
+			// the operator deleted it, and an unacknowledged resend opened
+			// a new generation.
+			wd.res.Exclusions["delivered again after the operator deleted its receiving generation (D17)"]++
+		} else if g.flags.DuplicateElimination {
 			wd.violate(id, "D18/R44: delivered twice with DuplicateElimination: first %v, now %v", r.taken[0], key)
 			return
 		}
@@ -281,6 +297,7 @@ func (m *model) receiverEvent(n *node, ev *receiver.Event) {
 	switch ev.Kind {
 	case receiver.EventTerminated, receiver.EventRemoved:
 		wd.res.Rules[fmt.Sprintf("receiver %v %v", ev.Kind, ev.Rule)]++
+		m.receiverDeleted(ev)
 	case receiver.EventDiscarded:
 		ref := sender.MessageRef{GroupID: ev.Group.GroupID, Number: ev.Number, Singleton: !ev.HasNumber}
 		if id, ok := m.byRef[ref]; ok {
@@ -317,6 +334,9 @@ func (m *model) receiverEvent(n *node, ev *receiver.Event) {
 func (m *model) senderEvent(n *node, ev *sender.Event) {
 	wd := m.wd
 	wd.res.Rules[fmt.Sprintf("sender %v %v", ev.Kind, ev.Rule)]++
+	if ev.Rule == group.RuleDeleted {
+		m.senderDeleted(ev.GroupID)
+	}
 	if ev.Kind != sender.EventRemoved {
 		return
 	}

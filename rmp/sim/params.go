@@ -46,7 +46,8 @@ type params struct {
 	storeFault    float64 // per Apply (memstore only): the batch fails
 	consumerFail  float64 // per hand-off: the consumer refuses it
 	jumps         []clockJump
-	crashUnsynced int // pebble CrashClone percentage of unsynced blocks kept
+	aborts        []abortPlan // operator aborts during chaos
+	crashUnsynced int         // pebble CrashClone percentage of unsynced blocks kept
 
 	maxHeldPerGroup, maxHeldTotal int
 	maxPending                    int
@@ -78,6 +79,7 @@ func drawParams(rng *rand.Rand, o Options) params {
 	var jumped time.Duration
 	p.jumps, jumped = drawJumps(rng, p.chaos)
 	p.slack = p.chaos + jumped + 2*time.Minute
+	p.aborts = drawAborts(rng, p)
 	p.crashUnsynced = rng.IntN(101)
 	p.maxHeldPerGroup = 2 + rng.IntN(10)
 	p.maxHeldTotal = p.maxHeldPerGroup + rng.IntN(30)
@@ -87,8 +89,8 @@ func drawParams(rng *rand.Rand, o Options) params {
 }
 
 func (p params) String() string {
-	return fmt.Sprintf("groups=%d loss=%.2f answerLoss=%.2f dup=%.2f delay<=%v crashes=%d crashMid=%.3f storeFault=%.3f consumerFail=%.2f jumps=[%s] held<=%d/%d pending<=%d ackOnDelivery=%v",
-		p.groups, p.loss, p.answerLoss, p.dup, p.maxDelay, p.crashes, p.crashMid, p.storeFault, p.consumerFail, jumpsString(p.jumps),
+	return fmt.Sprintf("groups=%d loss=%.2f answerLoss=%.2f dup=%.2f delay<=%v crashes=%d crashMid=%.3f storeFault=%.3f consumerFail=%.2f jumps=[%s] aborts=[%s] held<=%d/%d pending<=%d ackOnDelivery=%v",
+		p.groups, p.loss, p.answerLoss, p.dup, p.maxDelay, p.crashes, p.crashMid, p.storeFault, p.consumerFail, jumpsString(p.jumps), abortsString(p.aborts),
 		p.maxHeldPerGroup, p.maxHeldTotal, p.maxPending, p.ackOnDelivery)
 }
 
@@ -105,8 +107,10 @@ type Result struct {
 	// BestEffort counts the final fate of messages without AckRequested:
 	// "delivered" or "lost" (allowed).
 	BestEffort map[string]int
-	Crashes    int
-	BackJumps  int // a node's clock set back (forward jumps are the world's)
+	// Aborts counts operator aborts by side ("sender", "receiver").
+	Aborts    map[string]int
+	Crashes   int
+	BackJumps int // a node's clock set back (forward jumps are the world's)
 	// Responses counts business responses carried by the answer that
 	// acknowledged their message, CachedResponses those carried again by
 	// a duplicate's answer (D18), ResponsesSeen those that reached the
@@ -123,7 +127,7 @@ type Result struct {
 }
 
 func newResult() Result {
-	return Result{Failed: map[string]int{}, BestEffort: map[string]int{}, Refused: map[string]int{}, Rules: map[string]int{}, Exclusions: map[string]int{}}
+	return Result{Failed: map[string]int{}, BestEffort: map[string]int{}, Aborts: map[string]int{}, Refused: map[string]int{}, Rules: map[string]int{}, Exclusions: map[string]int{}}
 }
 
 // Add merges o into r.
@@ -141,7 +145,7 @@ func (r *Result) Add(o Result) {
 	r.ResponsesSeen += o.ResponsesSeen
 	r.StoreFault += o.StoreFault
 	r.Events += o.Events
-	for _, m := range []struct{ dst, src map[string]int }{{r.Failed, o.Failed}, {r.BestEffort, o.BestEffort}, {r.Refused, o.Refused}, {r.Rules, o.Rules}, {r.Exclusions, o.Exclusions}} {
+	for _, m := range []struct{ dst, src map[string]int }{{r.Failed, o.Failed}, {r.BestEffort, o.BestEffort}, {r.Aborts, o.Aborts}, {r.Refused, o.Refused}, {r.Rules, o.Rules}, {r.Exclusions, o.Exclusions}} {
 		for k, v := range m.src {
 			m.dst[k] += v
 		}
@@ -159,7 +163,7 @@ func (r *Result) Summary() string {
 	for _, m := range []struct {
 		name string
 		m    map[string]int
-	}{{"failed", r.Failed}, {"best-effort", r.BestEffort}, {"refused", r.Refused}, {"rules", r.Rules}, {"EXCLUDED", r.Exclusions}} {
+	}{{"failed", r.Failed}, {"best-effort", r.BestEffort}, {"operator aborts", r.Aborts}, {"refused", r.Refused}, {"rules", r.Rules}, {"EXCLUDED", r.Exclusions}} {
 		keys := make([]string, 0, len(m.m))
 		for k := range m.m {
 			keys = append(keys, k)

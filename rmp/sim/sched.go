@@ -18,6 +18,7 @@ const (
 	evCrash                    // node crashes and recovers
 	evJump                     // the clock jumps forward by jump
 	evHeal                     // the chaos phase ends: no more faults
+	evAbort                    // an operator aborts a group (abort.go)
 )
 
 // event is one scheduled happening. Fields beyond at/seq/kind/node are used
@@ -43,7 +44,8 @@ type event struct {
 	res   rmp.PostResult
 	err   error
 
-	jump time.Duration // evJump
+	jump  time.Duration // evJump
+	abort abortPlan     // evAbort
 }
 
 // queue is a min-heap of events on (at, seq).

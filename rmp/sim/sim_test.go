@@ -86,6 +86,9 @@ func TestSim(t *testing.T) {
 		if total.Responses == 0 || total.CachedResponses == 0 || total.ResponsesSeen == 0 {
 			t.Errorf("the CI seeds did not carry business responses on acks, on duplicates' acks and to the producer (R73, D18): %s", total.Summary())
 		}
+		if total.Aborts["sender"] == 0 || total.Aborts["receiver"] == 0 || total.Rules["sender removed deleted"] == 0 || total.Rules["receiver removed deleted"] == 0 {
+			t.Errorf("the CI seeds did not abort groups on both sides: %s", total.Summary())
+		}
 		if total.BackJumps == 0 {
 			t.Errorf("the CI seeds never set a clock back")
 		}

@@ -62,6 +62,9 @@ func Run(seed uint64, opt Options) Result {
 	for _, j := range p.jumps {
 		wd.sch.push(&event{at: epoch.Add(j.at), kind: evJump, node: j.node, jump: j.by})
 	}
+	for _, a := range p.aborts {
+		wd.sch.push(&event{at: epoch.Add(a.at), kind: evAbort, abort: a})
+	}
 	wd.sch.push(&event{at: epoch.Add(p.chaos), kind: evHeal})
 	wd.loop()
 	if !wd.stopped {
@@ -121,6 +124,8 @@ func (wd *world) fire(e *event) {
 		}
 	case evJump:
 		wd.jump(e)
+	case evAbort:
+		wd.abort(e.abort)
 	case evHeal:
 		wd.healed = true
 	}
