@@ -73,16 +73,16 @@ func outboxKey(id OutcomeID) group.Key {
 // one atomic batch, so this order only matters for a key written twice,
 // which never happens.
 func (s *Sender) finish(now time.Time) Ready {
-	slices.SortFunc(s.b.touched, func(a, b *groupState) int { return cmp.Compare(a.id, b.id) })
+	slices.SortFunc(s.b.touched, func(a, b *groupState) int { return compareIDs(s.cfg.InstanceID, a, b) })
 	for i := 0; i < len(s.b.touched); i++ { // advance may touch nothing new, but be safe
 		s.advance(now, s.b.touched[i])
 	}
 	var ms []group.Mutation
 	for _, m := range s.b.deletedMsgs {
 		if !m.g.removed && m.stored {
-			ms = append(ms, group.Mutation{Op: group.OpDelete, Key: groupKey(m.g.id, group.KindOutbound, m.number)})
+			ms = append(ms, group.Mutation{Op: group.OpDelete, Key: groupKey(s.idOf(m.g), group.KindOutbound, m.number)})
 			if m.retryStored {
-				ms = append(ms, group.Mutation{Op: group.OpDelete, Key: groupKey(m.g.id, group.KindOutbound, retryKeyBit|m.number)})
+				ms = append(ms, group.Mutation{Op: group.OpDelete, Key: groupKey(s.idOf(m.g), group.KindOutbound, retryKeyBit|m.number)})
 			}
 		}
 	}
@@ -92,11 +92,11 @@ func (s *Sender) finish(now time.Time) Ready {
 		case m.done || m.g.removed:
 		case !m.stored:
 			// R21, R89: stored byte-exact before the first transmission.
-			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(m.g.id, group.KindOutbound, m.number), Value: encodeOutbound(m)})
+			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(s.idOf(m.g), group.KindOutbound, m.number), Value: encodeOutbound(m)})
 			m.stored = true
 		default:
 			// A resend or a retryable fault: only the retry state changes.
-			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(m.g.id, group.KindOutbound, retryKeyBit|m.number), Value: encodeRetry(m)})
+			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(s.idOf(m.g), group.KindOutbound, retryKeyBit|m.number), Value: encodeRetry(m)})
 			m.retryStored = true
 		}
 	}
@@ -113,7 +113,7 @@ func (s *Sender) finish(now time.Time) Ready {
 		}
 		if g.dirty {
 			g.dirty = false
-			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(g.id, group.KindMeta, 0), Value: encodeMeta(g)})
+			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(s.idOf(g), group.KindMeta, 0), Value: encodeMeta(g, s.idOf(g))})
 		}
 		var at time.Time
 		if g.tm.scheduled() {
@@ -121,11 +121,11 @@ func (s *Sender) finish(now time.Time) Ready {
 		}
 		if !g.isIndexed(at) {
 			g.setIndexed(at)
-			ms = append(ms, group.Mutation{Op: group.OpSetDeadline, Key: groupKey(g.id, group.KindMeta, 0), At: at})
+			ms = append(ms, group.Mutation{Op: group.OpSetDeadline, Key: groupKey(s.idOf(g), group.KindMeta, 0), At: at})
 		}
 	}
 	for _, g := range s.b.removed {
-		removed = append(removed, group.Mutation{Op: group.OpDeleteGeneration, Key: groupKey(g.id, group.KindMeta, 0)})
+		removed = append(removed, group.Mutation{Op: group.OpDeleteGeneration, Key: groupKey(s.idOf(g), group.KindMeta, 0)})
 	}
 	slices.SortStableFunc(ms, func(a, b group.Mutation) int { return compareKeys(a.Key, b.Key) })
 	slices.SortFunc(removed, func(a, b group.Mutation) int { return compareKeys(a.Key, b.Key) })
@@ -172,14 +172,14 @@ func (s *Sender) ackedRunMutations(ms []group.Mutation, g *groupState, before *r
 	for i < len(old) || j < len(cur) {
 		switch {
 		case j == len(cur) || i < len(old) && old[i].From < cur[j].From:
-			ms = append(ms, group.Mutation{Op: group.OpDelete, Key: groupKey(g.id, group.KindReceived, old[i].From)})
+			ms = append(ms, group.Mutation{Op: group.OpDelete, Key: groupKey(s.idOf(g), group.KindReceived, old[i].From)})
 			i++
 		case i == len(old) || cur[j].From < old[i].From:
-			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(g.id, group.KindReceived, cur[j].From), Value: encodeRun(cur[j])})
+			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(s.idOf(g), group.KindReceived, cur[j].From), Value: encodeRun(cur[j])})
 			j++
 		default:
 			if old[i].To != cur[j].To {
-				ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(g.id, group.KindReceived, cur[j].From), Value: encodeRun(cur[j])})
+				ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(s.idOf(g), group.KindReceived, cur[j].From), Value: encodeRun(cur[j])})
 			}
 			i++
 			j++

@@ -53,11 +53,11 @@ func decodeInstance(b []byte) (instanceRec, error) {
 }
 
 // encodeMeta writes a group's KindMeta record: identity, parameters,
-// counters and lifecycle (digest §10 sender item 2).
-func encodeMeta(g *groupState) []byte {
-	e := group.NewRecordEncoder(make([]byte, 0, 128+len(g.id)+len(g.key)+len(g.to)+len(g.replyURL())))
+// counters and lifecycle (digest §10 sender item 2); id is g's id.
+func encodeMeta(g *groupState, id string) []byte {
+	e := group.NewRecordEncoder(make([]byte, 0, 128+len(id)+len(g.key)+len(g.to)+len(g.replyURL())))
 	e.Byte(metaV1)
-	e.Str(g.id)
+	e.Str(id)
 	e.Uvarint(g.seq)
 	e.Str(g.key)
 	e.Bool(g.singleton)
@@ -103,11 +103,12 @@ func encodeMeta(g *groupState) []byte {
 	return e.Encoded()
 }
 
-func decodeMeta(b []byte) (*groupState, error) {
+// decodeMeta returns the group and its stored id.
+func decodeMeta(b []byte) (*groupState, string, error) {
 	d := group.NewRecordDecoder(b)
 	d.Version(metaV1)
 	g := &groupState{}
-	g.id = d.Str()
+	id := d.Str()
 	g.seq = d.Uvarint()
 	g.key = d.Str()
 	g.singleton = d.Bool()
@@ -157,9 +158,9 @@ func decodeMeta(b []byte) (*groupState, error) {
 		g.addLateFailed(x)
 	}
 	if err := end(&d, "group meta"); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return g, nil
+	return g, id, nil
 }
 
 // encodeOutbound writes a pending message: the byte-exact payload, its

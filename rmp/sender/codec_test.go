@@ -20,7 +20,7 @@ import (
 
 func TestMetaRoundTrip(t *testing.T) {
 	g := &groupState{
-		id: "mid:5.x@wsrkit", seq: 5, key: "k", to: "http://r/", flags: ordered, pattern: group.ReplyCallback,
+		seq: 5, key: "k", to: "http://r/", flags: ordered, pattern: group.ReplyCallback,
 		next: math.MaxUint64, closed: true, aborted: true, ackedMaxExpiry: t0.Add(time.Minute),
 		x: &gextra{replyTo: "http://cb/", removeAt: t0.Add(time.Hour), lateFailed: map[uint64]struct{}{3: {}, 9: {}, math.MaxUint64: {}}},
 	}
@@ -30,14 +30,15 @@ func TestMetaRoundTrip(t *testing.T) {
 		LastActivity: t0, MaxExpiry: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC), Last: 7, HasLast: true,
 		Terminated: true, TerminatedAt: t0.Add(time.Second), Rule: group.RuleT32, RemoveAt: g.x.removeAt,
 	}
-	got, err := decodeMeta(encodeMeta(g))
+	got, id, err := decodeMeta(encodeMeta(g, "mid:5.x@wsrkit"))
 	noErr(t, err)
+	eq(t, id, "mid:5.x@wsrkit", "id")
 	eq(t, got.life, g.life, "lifecycle")
-	eq(t, []any{got.id, got.seq, got.key, got.to, got.flags, got.pattern, got.next, got.closed, got.aborted, got.ackedMaxExpiry, *got.x},
-		[]any{g.id, g.seq, g.key, g.to, g.flags, g.pattern, g.next, g.closed, g.aborted, g.ackedMaxExpiry, *g.x}, "fields")
+	eq(t, []any{got.seq, got.key, got.to, got.flags, got.pattern, got.next, got.closed, got.aborted, got.ackedMaxExpiry, *got.x},
+		[]any{g.seq, g.key, g.to, g.flags, g.pattern, g.next, g.closed, g.aborted, g.ackedMaxExpiry, *g.x}, "fields")
 	// A group without extra state decodes without making any.
-	plain := &groupState{id: "mid:6.x@wsrkit", seq: 6, to: "http://r/", pattern: group.ReplyResponse}
-	got, err = decodeMeta(encodeMeta(plain))
+	plain := &groupState{seq: 6, to: "http://r/", pattern: group.ReplyResponse}
+	got, _, err = decodeMeta(encodeMeta(plain, "mid:6.x@wsrkit"))
 	noErr(t, err)
 	eq(t, got.x == nil, true, "no extra state")
 }

@@ -16,6 +16,9 @@ type gextra struct {
 	// lateFailed holds acked numbers that a later fault failed; a repeated
 	// fault about them is ignored (R30 spirit).
 	lateFailed map[uint64]struct{}
+	// id is the stored id of a group recovered under another instance id
+	// (ids.go); "" when the id is made from seq.
+	id string
 }
 
 const (

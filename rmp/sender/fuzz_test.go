@@ -11,8 +11,8 @@ import (
 // so the bytes themselves need not be canonical).
 func FuzzDecode(f *testing.F) {
 	f.Add(uint8(0), encodeOutbound(&message{expiry: t0, payload: []byte("p")}))
-	g := &groupState{id: "g", x: &gextra{lateFailed: map[uint64]struct{}{1: {}}}, pattern: group.ReplyPoll}
-	f.Add(uint8(1), encodeMeta(g))
+	g := &groupState{x: &gextra{lateFailed: map[uint64]struct{}{1: {}}}, pattern: group.ReplyPoll}
+	f.Add(uint8(1), encodeMeta(g, "g"))
 	f.Add(uint8(2), encodeOutcome(&outboxEntry{o: Outcome{Kind: Acknowledged}}))
 	f.Add(uint8(3), encodeRun(group.Range{To: 5}))
 	f.Add(uint8(4), []byte{1, 2, 3})
@@ -28,11 +28,11 @@ func FuzzDecode(f *testing.F) {
 				eq(t, encodeOutbound(m2), e, "outbound round-trips")
 			}
 		case 1:
-			if gs, err := decodeMeta(b); err == nil {
-				e := encodeMeta(gs)
-				gs2, err := decodeMeta(e)
+			if gs, id, err := decodeMeta(b); err == nil {
+				e := encodeMeta(gs, id)
+				gs2, id2, err := decodeMeta(e)
 				noErr(t, err)
-				eq(t, encodeMeta(gs2), e, "meta round-trips")
+				eq(t, encodeMeta(gs2, id2), e, "meta round-trips")
 			}
 		case 2:
 			if x, err := decodeOutcome(1, b); err == nil {

@@ -18,13 +18,13 @@ func TestIdleGroupKeepsNothingExtra(t *testing.T) {
 	h := newHarness(t, testConfig())
 	a := h.submit(Submission{GroupKey: "a", Flags: ackReq, Payload: []byte("0")})
 	h.submit(Submission{GroupKey: "a", Flags: ackReq, Payload: []byte("1")})
-	g := h.s.groups[a.GroupID]
+	g := h.s.group(a.GroupID)
 	eq(t, len(g.pending), 2, "pending before the ack")
 	used := g.pending
 	h.reply(ack(a.GroupID, 0, 1))
 	idle := func(when string) {
 		t.Helper()
-		g := h.s.groups[a.GroupID]
+		g := h.s.group(a.GroupID)
 		if g == nil || g.pending != nil || g.x != nil {
 			t.Fatalf("%s: idle group %+v", when, g)
 		}
@@ -33,18 +33,18 @@ func TestIdleGroupKeepsNothingExtra(t *testing.T) {
 	idle("acked")
 	eq(t, len(h.s.pendFree), 1, "emptied map kept for reuse")
 	b := h.submit(Submission{GroupKey: "b", Flags: ackReq, Payload: []byte("0")})
-	if gb := h.s.groups[b.GroupID]; len(gb.pending) != 1 || !sameMap(gb.pending, used) {
+	if gb := h.s.group(b.GroupID); len(gb.pending) != 1 || !sameMap(gb.pending, used) {
 		t.Fatalf("second group did not reuse the emptied map")
 	}
 	h.restart()
 	idle("restarted")
 	// A fault about an acked number fails it late (D12) and is remembered.
 	h.reply(ReplyEntry{GroupID: a.GroupID, Sequence: true, Ranges: []ReplyRange{{From: 1, To: 1, Fault: faults.PermanentProcessingFailure}}})
-	if g := h.s.groups[a.GroupID]; g.x == nil || len(g.x.lateFailed) != 1 {
+	if g := h.s.group(a.GroupID); g.x == nil || len(g.x.lateFailed) != 1 {
 		t.Fatalf("late fault not recorded: %+v", g.x)
 	}
 	h.restart()
-	if g := h.s.groups[a.GroupID]; g.x == nil || len(g.x.lateFailed) != 1 || g.pending != nil {
+	if g := h.s.group(a.GroupID); g.x == nil || len(g.x.lateFailed) != 1 || g.pending != nil {
 		t.Fatalf("restarted: extra %+v, pending %v", g.x, g.pending)
 	}
 }
@@ -54,11 +54,11 @@ func sameMap(a, b map[uint64]*message) bool {
 	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
-// TestGroupStateSize pins groupState to the 384-byte size class (memory per
+// TestGroupStateSize pins groupState to the 352-byte size class (memory per
 // idle open group, BenchmarkIdleGroupMemory in rmp).
 func TestGroupStateSize(t *testing.T) {
-	if n := unsafe.Sizeof(groupState{}); n > 384 {
-		t.Fatalf("groupState is %d bytes, over the 384-byte size class", n)
+	if n := unsafe.Sizeof(groupState{}); n > 352 {
+		t.Fatalf("groupState is %d bytes, over the 352-byte size class", n)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 // attempts is the number of transmissions made, 0 when unknown (a late
 // fault about an acknowledged message).
 func (s *Sender) emit(now time.Time, g *groupState, n uint64, attempts int, kind OutcomeKind, reason Reason, code faults.Code, blocksKey bool) {
-	o := Outcome{ID: s.nextOutcome, Ref: g.ref(n), GroupKey: g.key, Kind: kind, Reason: reason, Fault: code, At: now, Attempts: attempts}
+	o := Outcome{ID: s.nextOutcome, Ref: s.ref(g, n), GroupKey: g.key, Kind: kind, Reason: reason, Fault: code, At: now, Attempts: attempts}
 	s.nextOutcome++
 	s.latest[o.Ref] = o.ID
 	s.b.instanceDirty = true
@@ -117,7 +117,7 @@ func (s *Sender) terminate(now time.Time, g *groupState, rule group.Rule) {
 func (s *Sender) afterTerminate(now time.Time, g *groupState) {
 	s.touch(g)
 	g.dirty = true
-	s.b.rd.Events = append(s.b.rd.Events, Event{Kind: EventTerminated, GroupID: g.id, Rule: g.life.Rule, At: now})
+	s.b.rd.Events = append(s.b.rd.Events, Event{Kind: EventTerminated, GroupID: s.idOf(g), Rule: g.life.Rule, At: now})
 	if s.keys[g.key] == g {
 		delete(s.keys, g.key)
 	}
@@ -181,13 +181,16 @@ func (s *Sender) advance(now time.Time, g *groupState) {
 func (s *Sender) remove(now time.Time, g *groupState) {
 	g.removed = true
 	s.timers.remove(&g.tm)
-	delete(s.groups, g.id)
+	delete(s.groups, g.seq)
+	if id := g.foreignID(); id != "" {
+		delete(s.foreign, id)
+	}
 	if s.keys[g.key] == g {
 		delete(s.keys, g.key)
 	}
 	s.leavePoll(g)
 	s.b.removed = append(s.b.removed, g)
-	s.b.rd.Events = append(s.b.rd.Events, Event{Kind: EventRemoved, GroupID: g.id, Rule: g.life.Rule, At: now})
+	s.b.rd.Events = append(s.b.rd.Events, Event{Kind: EventRemoved, GroupID: s.idOf(g), Rule: g.life.Rule, At: now})
 }
 
 // OutcomeHandled records that the producer took outcome id: its outbox
@@ -219,7 +222,7 @@ func (s *Sender) Abort(now time.Time, groupID string) Ready {
 	now = now.UTC()
 	s.begin()
 	s.runDue(now)
-	if g := s.groups[groupID]; g != nil && !g.removed {
+	if g := s.group(groupID); g != nil && !g.removed {
 		if g.life.Terminated {
 			g.setRemoveAt(now)
 			s.touch(g)

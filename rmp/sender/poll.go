@@ -27,14 +27,14 @@ func (s *Sender) joinPoll(now time.Time, g *groupState) {
 		return
 	}
 	d := s.dest(g.to)
-	if _, in := d.pollGroups[g.id]; in {
+	if _, in := d.pollGroups[s.idOf(g)]; in {
 		return
 	}
 	if len(d.pollGroups) == 0 {
 		_, every := s.cfg.policy(g.to)
 		s.setPollTimer(d, addClamped(now, every))
 	}
-	d.pollGroups[g.id] = g
+	d.pollGroups[s.idOf(g)] = g
 }
 
 // polled says whether g's messages are acknowledged through polls.
@@ -48,10 +48,10 @@ func (s *Sender) leavePoll(g *groupState) {
 	if d == nil {
 		return
 	}
-	if _, in := d.pollGroups[g.id]; !in || (!g.removed && (len(g.pending) > 0 || !g.acked.empty())) {
+	if _, in := d.pollGroups[s.idOf(g)]; !in || (!g.removed && (len(g.pending) > 0 || !g.acked.empty())) {
 		return
 	}
-	delete(d.pollGroups, g.id)
+	delete(d.pollGroups, s.idOf(g))
 	if len(d.pollGroups) == 0 {
 		s.timers.remove(&d.tm)
 		s.dirtyDest(d)
@@ -111,7 +111,7 @@ func (s *Sender) firePoll(now time.Time, d *destState) {
 // pollRef is what a poll asks about g now; false when nothing.
 func (s *Sender) pollRef(now time.Time, g *groupState) (PollRef, bool) {
 	watch := !g.acked.empty() && !now.After(addClamped(g.ackedMaxExpiry, s.cfg.LateFaultGrace))
-	ref := PollRef{GroupID: g.id}
+	ref := PollRef{GroupID: s.idOf(g)}
 	if g.singleton {
 		return ref, len(g.pending) > 0 || watch
 	}
@@ -158,7 +158,7 @@ func (s *Sender) PollResult(now time.Time, id PollID, ok bool) Ready {
 		}
 		delete(d.inflight, id)
 		for _, ref := range refs {
-			g := s.groups[ref.GroupID]
+			g := s.group(ref.GroupID)
 			if g == nil {
 				continue
 			}

@@ -103,7 +103,7 @@ type storedPoll struct {
 func (s *Sender) recoverPolls(recs []storedPoll) {
 	for _, g := range s.groups {
 		if polled(g) && (len(g.pending) > 0 || !g.acked.empty()) {
-			s.dest(g.to).pollGroups[g.id] = g
+			s.dest(g.to).pollGroups[s.idOf(g)] = g
 		}
 	}
 	for _, r := range recs {

@@ -85,22 +85,30 @@ func (s *Sender) load(k group.Key, v []byte, inst *instanceRec, cur **groupState
 		if k.Number != 0 {
 			return corrupt("meta number")
 		}
-		if s.groups[k.GroupID] != nil {
-			return corrupt("group stored twice")
-		}
-		g, err := decodeMeta(v)
+		g, id, err := decodeMeta(v)
 		if err != nil {
 			return err
 		}
-		if g.id != k.GroupID {
+		if id != k.GroupID {
 			return corrupt("group id differs from its key")
 		}
-		s.groups[g.id] = g
+		if s.group(id) != nil || s.groups[g.seq] != nil {
+			return corrupt("group stored twice")
+		}
+		if id != groupID(s.cfg.InstanceID, g.seq) {
+			// Stored under another instance id: keep the id (ids.go).
+			g.more().id = id
+			if s.foreign == nil {
+				s.foreign = make(map[string]*groupState)
+			}
+			s.foreign[id] = g
+		}
+		s.groups[g.seq] = g
 		s.nextGroupSeq = max(s.nextGroupSeq, g.seq+1)
 		*cur = g
 		return nil
 	}
-	if g == nil || g.id != k.GroupID {
+	if g == nil || s.idOf(g) != k.GroupID {
 		return corrupt("record without its group's meta")
 	}
 	switch k.Kind {

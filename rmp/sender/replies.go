@@ -24,7 +24,7 @@ func (s *Sender) Replies(now time.Time, rs []ReplyEntry) Ready {
 	s.runDue(now)
 	for i := range rs {
 		e := &rs[i]
-		g := s.groups[e.GroupID]
+		g := s.group(e.GroupID)
 		if g == nil || g.singleton == e.Sequence {
 			continue
 		}

@@ -3,7 +3,6 @@ package sender
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/group"
@@ -27,8 +26,11 @@ var (
 // Sender is the sending RMP's state. It is not safe for concurrent use.
 type Sender struct {
 	cfg Config
-	// groups holds every group in state by id.
-	groups map[string]*groupState
+	// groups holds every group in state by seq (ids.go); foreign those of
+	// them recovered under another instance id, by id.
+	groups  map[uint64]*groupState
+	foreign map[string]*groupState
+	ids     idCache
 	// keys maps a producer key to its open group (not closed, terminated
 	// or aborted).
 	keys map[string]*groupState
@@ -66,22 +68,18 @@ func New(cfg Config) (*Sender, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Sender{
+	s := &Sender{
 		cfg:         cfg,
-		groups:      make(map[string]*groupState),
+		groups:      make(map[uint64]*groupState),
 		keys:        make(map[string]*groupState),
 		abortedKeys: make(map[string]int),
 		outbox:      make(map[OutcomeID]*outboxEntry),
 		latest:      make(map[MessageRef]OutcomeID),
 		dests:       make(map[string]*destState),
 		pollKeys:    make(map[uint64]*destState),
-	}, nil
-}
-
-// GroupIDFor returns the group id for counter seq: mid:<seq>.<instance>@wsrkit
-// (R04, R05, A15).
-func (s *Sender) groupIDFor(seq uint64) string {
-	return "mid:" + strconv.FormatUint(seq, 10) + "." + s.cfg.InstanceID + "@wsrkit"
+	}
+	s.timers.inst = cfg.InstanceID
+	return s, nil
 }
 
 // Submit accepts a message from the producer, stores it and transmits it
@@ -101,7 +99,7 @@ func (s *Sender) Submit(now time.Time, sub Submission) (MessageRef, Ready, error
 	timing := sub.Timing
 	if g != nil {
 		if g.to != sub.To || g.flags != sub.Flags || g.pattern != sub.Pattern || g.replyURL() != sub.ReplyTo || !sameTiming(g.life.Timing, sub.Timing) {
-			return MessageRef{}, Ready{}, fmt.Errorf("%w: key %q, group %s", ErrGroupParams, sub.GroupKey, g.id)
+			return MessageRef{}, Ready{}, fmt.Errorf("%w: key %q, group %s", ErrGroupParams, sub.GroupKey, s.idOf(g))
 		}
 		timing = g.life.Timing
 	}
@@ -136,7 +134,7 @@ func (s *Sender) Submit(now time.Time, sub Submission) (MessageRef, Ready, error
 		s.joinPoll(now, g)
 		s.armRetry(now, m)
 	}
-	return g.ref(n), s.finish(now), nil
+	return s.ref(g, n), s.finish(now), nil
 }
 
 func sameTiming(a, b group.Timing) bool {
@@ -256,13 +254,13 @@ func (s *Sender) newGroup(now time.Time, sub *Submission) *groupState {
 	s.nextGroupSeq++
 	s.b.instanceDirty = true
 	g := &groupState{
-		id: s.groupIDFor(seq), seq: seq, key: sub.GroupKey, singleton: sub.GroupKey == "",
+		seq: seq, key: sub.GroupKey, singleton: sub.GroupKey == "",
 		to: sub.To, flags: sub.Flags, pattern: sub.Pattern,
 	}
 	g.setReplyTo(sub.ReplyTo)
 	g.life.Timing = sub.Timing
 	g.life.Ordered = sub.Flags.MessageOrder
-	s.groups[g.id] = g
+	s.groups[g.seq] = g
 	if !g.singleton {
 		s.keys[g.key] = g
 	}
@@ -274,9 +272,9 @@ func (s *Sender) newGroup(now time.Time, sub *Submission) *groupState {
 func (s *Sender) transmit(now time.Time, m *message) {
 	g := m.g
 	s.b.rd.Send = append(s.b.rd.Send, Transmission{
-		Ref: g.ref(m.number), Attempt: m.attempts, To: g.to, Action: m.action,
+		Ref: s.ref(g, m.number), Attempt: m.attempts, To: g.to, Action: m.action,
 		Header: Header{
-			GroupID: g.id, Sequenced: !g.singleton, Number: m.number, Last: m.last && !g.singleton,
+			GroupID: s.idOf(g), Sequenced: !g.singleton, Number: m.number, Last: m.last && !g.singleton,
 			Expiry: m.expiry, Timing: g.life.Timing, Flags: g.flags, Pattern: g.pattern, ReplyTo: g.replyURL(),
 		},
 		Payload: m.payload,
@@ -293,7 +291,7 @@ func (s *Sender) transmit(now time.Time, m *message) {
 // armRetry schedules m's next resend after the transmission just made.
 func (s *Sender) armRetry(now time.Time, m *message) {
 	p, _ := s.cfg.policy(m.g.to)
-	m.nextAt = addClamped(now, retryInterval(p, s.cfg.JitterSeed, m.g.id, m.number, m.attempts))
+	m.nextAt = addClamped(now, retryInterval(p, s.cfg.JitterSeed, s.idOf(m.g), m.number, m.attempts))
 	s.scheduleMessage(m)
 }
 

@@ -1,7 +1,6 @@
 package sender
 
 import (
-	"strings"
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/group"
@@ -13,8 +12,8 @@ import (
 // few groups set live in x (extra.go); keep this order, which leaves no
 // padding.
 type groupState struct {
-	id string
-	// seq is the counter part of id (mid:<seq>.<instance>@wsrkit).
+	// seq numbers the group; its id is mid:<seq>.<instance>@wsrkit, made
+	// on demand (ids.go).
 	seq uint64
 	// key is the producer's group key ("" for a singleton).
 	key string
@@ -60,11 +59,8 @@ type groupState struct {
 	removed bool
 }
 
-// compareIDs orders groups by id.
-func compareIDs(a, b *groupState) int { return strings.Compare(a.id, b.id) }
-
-func (g *groupState) ref(n uint64) MessageRef {
-	return MessageRef{GroupID: g.id, Number: n, Singleton: g.singleton}
+func (s *Sender) ref(g *groupState, n uint64) MessageRef {
+	return MessageRef{GroupID: s.idOf(g), Number: n, Singleton: g.singleton}
 }
 
 // message is one unacknowledged message with AckRequested (R21, R89).

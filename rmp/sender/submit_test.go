@@ -133,10 +133,10 @@ func TestMaxNumberClosesGroup_D2_R11(t *testing.T) {
 	ref := h.submit(Submission{GroupKey: "k", Flags: ackReq})
 	// Rewrite the stored counter to just below the maximum and recover.
 	k := groupKey(ref.GroupID, group.KindMeta, 0)
-	g, err := decodeMeta(h.st.recs[k])
+	g, id, err := decodeMeta(h.st.recs[k])
 	noErr(t, err)
 	g.next = maxNumber
-	h.st.recs[k] = encodeMeta(g)
+	h.st.recs[k] = encodeMeta(g, id)
 	delete(h.st.recs, groupKey(ref.GroupID, group.KindOutbound, 0))
 	h.restart()
 	r := h.submit(Submission{GroupKey: "k", Flags: ackReq})

@@ -74,7 +74,7 @@ func (s *Sender) Sent(now time.Time, ref MessageRef, res TransportResult) Ready 
 	now = now.UTC()
 	s.begin()
 	s.runDue(now)
-	if g := s.groups[ref.GroupID]; g != nil {
+	if g := s.group(ref.GroupID); g != nil {
 		if m := g.pending[ref.Number]; m != nil {
 			m.lastResult = res
 		}

@@ -38,20 +38,20 @@ func tmOf(o any) *timer {
 // lessOwner orders the owners of timers of the same instant by kind, group
 // id, number or destination: with the instant, a total order, so Tick's
 // processing order never depends on insertion order.
-func lessOwner(a, b any) bool {
+func lessOwner(inst string, a, b any) bool {
 	switch a := a.(type) {
 	case *message:
 		b, ok := b.(*message)
 		if !ok {
 			return true
 		}
-		if c := compareIDs(a.g, b.g); c != 0 {
+		if c := compareIDs(inst, a.g, b.g); c != 0 {
 			return c < 0
 		}
 		return a.number < b.number
 	case *groupState:
 		b, ok := b.(*groupState)
-		return ok && compareIDs(a, b) < 0
+		return ok && compareIDs(inst, a, b) < 0
 	default:
 		switch b := b.(type) {
 		case *message:
@@ -69,6 +69,8 @@ func lessOwner(a, b any) bool {
 // their instant inline so that sifting compares without chasing pointers.
 type timerHeap struct {
 	items []heapEntry // tmOf(items[i].o).pos == i+1; heap-ordered by less
+	// inst is the instance id, for the order of group ids (ids.go).
+	inst string
 }
 
 type heapEntry struct {
@@ -81,7 +83,7 @@ func (h *timerHeap) less(i, j int) bool {
 	if c := a.at.Compare(b.at); c != 0 {
 		return c < 0
 	}
-	return lessOwner(a.o, b.o)
+	return lessOwner(h.inst, a.o, b.o)
 }
 
 // peek returns the earliest timer's instant and owner.

@@ -36,7 +36,7 @@ type GroupInfo struct {
 
 func (s *Sender) info(g *groupState) GroupInfo {
 	gi := GroupInfo{
-		GroupID: g.id, Key: g.key, Singleton: g.singleton, To: g.to, Pending: len(g.pending),
+		GroupID: s.idOf(g), Key: g.key, Singleton: g.singleton, To: g.to, Pending: len(g.pending),
 		Acked: slices.Clone(g.acked.rs), Closed: g.closed, Aborted: g.aborted,
 		Terminated: g.life.Terminated, Rule: g.life.Rule,
 	}
@@ -51,7 +51,7 @@ func (s *Sender) info(g *groupState) GroupInfo {
 
 // Group returns the state of one group.
 func (s *Sender) Group(groupID string) (GroupInfo, bool) {
-	g := s.groups[groupID]
+	g := s.group(groupID)
 	if g == nil {
 		return GroupInfo{}, false
 	}
@@ -60,14 +60,14 @@ func (s *Sender) Group(groupID string) (GroupInfo, bool) {
 
 // Groups returns every group in state, sorted by GroupID.
 func (s *Sender) Groups() []GroupInfo {
-	ids := make([]string, 0, len(s.groups))
-	for id := range s.groups {
-		ids = append(ids, id)
+	gs := make([]*groupState, 0, len(s.groups))
+	for _, g := range s.groups {
+		gs = append(gs, g)
 	}
-	slices.Sort(ids)
-	out := make([]GroupInfo, len(ids))
-	for i, id := range ids {
-		out[i] = s.info(s.groups[id])
+	slices.SortFunc(gs, func(a, b *groupState) int { return compareIDs(s.cfg.InstanceID, a, b) })
+	out := make([]GroupInfo, len(gs))
+	for i, g := range gs {
+		out[i] = s.info(g)
 	}
 	return out
 }
@@ -112,7 +112,7 @@ type MessageInfo struct {
 // faults. Outcomes handled and groups removed are forgotten: the producer
 // keeps its own record of those.
 func (s *Sender) Message(ref MessageRef) (MessageInfo, bool) {
-	g := s.groups[ref.GroupID]
+	g := s.group(ref.GroupID)
 	if g != nil && g.singleton == ref.Singleton {
 		if m := g.pending[ref.Number]; m != nil {
 			return MessageInfo{State: MessagePending, Attempts: m.attempts}, true
@@ -141,7 +141,7 @@ func (s *Sender) Message(ref MessageRef) (MessageInfo, bool) {
 // LastResult returns the transport result last reported by Sent for a
 // pending message.
 func (s *Sender) LastResult(ref MessageRef) (TransportResult, bool) {
-	g := s.groups[ref.GroupID]
+	g := s.group(ref.GroupID)
 	if g == nil {
 		return TransportResult{}, false
 	}

@@ -107,9 +107,9 @@ func TestResendWritesRetryStateOnly(t *testing.T) {
 		}
 	}
 	// The recovered message carries the latest retry state.
-	before := *h.s.groups[ref.GroupID].pending[0]
+	before := *h.s.group(ref.GroupID).pending[0]
 	h.restart()
-	after := h.s.groups[ref.GroupID].pending[0]
+	after := h.s.group(ref.GroupID).pending[0]
 	eq(t, [3]any{after.attempts, after.nextAt, after.untilExpiry}, [3]any{before.attempts, before.nextAt, before.untilExpiry}, "recovered retry state")
 	eq(t, after.payload, payload, "payload")
 	h.reply(ack(ref.GroupID, 0, 0))

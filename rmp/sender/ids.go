@@ -1,0 +1,111 @@
+package sender
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+)
+
+// A group's id is mid:<seq>.<instance>@wsrkit (R04, R05, A15). Memory per
+// idle open group is a goal (BENCHMARKS.md): a group stores only seq, its
+// id string is made on demand and cached; s.groups is keyed by seq. A
+// group recovered under another instance id keeps its stored id in x.id
+// and is found through s.foreign.
+
+// idCacheSize is the number of id strings a Sender keeps, slot seq % size:
+// the groups of one input, however many, rarely share a slot.
+const idCacheSize = 64
+
+type idCache [idCacheSize]struct {
+	g  *groupState
+	id string
+}
+
+const (
+	idPrefix = "mid:"
+	idSuffix = "@wsrkit"
+)
+
+// groupID returns the id of group seq of instance inst.
+func groupID(inst string, seq uint64) string {
+	return idPrefix + strconv.FormatUint(seq, 10) + "." + inst + idSuffix
+}
+
+// foreignID is g's stored id when it is not groupID(instance, seq).
+func (g *groupState) foreignID() string {
+	if g.x == nil {
+		return ""
+	}
+	return g.x.id
+}
+
+// idOf returns g's id.
+func (s *Sender) idOf(g *groupState) string {
+	if id := g.foreignID(); id != "" {
+		return id
+	}
+	e := &s.ids[g.seq%idCacheSize]
+	if e.g != g {
+		e.g, e.id = g, groupID(s.cfg.InstanceID, g.seq)
+	}
+	return e.id
+}
+
+// group returns the group in state whose id is id, or nil.
+func (s *Sender) group(id string) *groupState {
+	if len(s.foreign) > 0 {
+		if g := s.foreign[id]; g != nil {
+			return g
+		}
+	}
+	seq, ok := parseID(id, s.cfg.InstanceID)
+	if !ok {
+		return nil
+	}
+	if g := s.groups[seq]; g != nil && g.foreignID() == "" {
+		return g
+	}
+	return nil
+}
+
+// parseID returns the seq of id when id is groupID(inst, seq).
+func parseID(id, inst string) (uint64, bool) {
+	rest, ok := strings.CutPrefix(id, idPrefix)
+	if !ok {
+		return 0, false
+	}
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	digits, tail := rest[:i], rest[i:]
+	if i == 0 || (i > 1 && digits[0] == '0') || len(tail) != 1+len(inst)+len(idSuffix) ||
+		tail[0] != '.' || tail[1:1+len(inst)] != inst || tail[1+len(inst):] != idSuffix {
+		return 0, false
+	}
+	seq, err := strconv.ParseUint(digits, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return seq, true
+}
+
+// compareIDs orders groups by id without making id strings: ids of one
+// instance differ first in "<seq>.", and '.' sorts before every digit.
+func compareIDs(inst string, a, b *groupState) int {
+	if a == b {
+		return 0
+	}
+	if a.foreignID() == "" && b.foreignID() == "" {
+		var x, y [24]byte
+		return bytes.Compare(append(strconv.AppendUint(x[:0], a.seq, 10), '.'), append(strconv.AppendUint(y[:0], b.seq, 10), '.'))
+	}
+	return strings.Compare(idString(inst, a), idString(inst, b))
+}
+
+func idString(inst string, g *groupState) string {
+	if id := g.foreignID(); id != "" {
+		return id
+	}
+	return groupID(inst, g.seq)
+}
