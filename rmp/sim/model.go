@@ -24,8 +24,15 @@ type deliveryKey struct {
 // take is the consumer's record of an identity it took.
 type take struct {
 	msg     int
-	durable bool // the Taken was persisted by a later successful Apply
+	durable bool          // the Taken was persisted by a later successful Apply
+	skew    time.Duration // the receiving node's clock skew when taken
 }
+
+// clockBackLabel names deliveries again that only a receiver's clock set
+// back explains: D17 detects duplicates while a group's state exists, and
+// removes it once every ExpiryTime passed on the receiver's clock; set
+// back past that, the receiver takes a resend as new.
+const clockBackLabel = "delivered again after the receiver's clock was set back past the group's removal (D17)"
 
 type handleKey struct {
 	node int
@@ -48,6 +55,7 @@ type rec struct {
 	taken     []deliveryKey // identities taken, in order
 	discarded bool          // the receiver discarded it after accepting it
 	responded bool          // the consumer gave its business response (R73)
+	takeSkew  time.Duration // the receiving node's clock skew at the first take
 	// abortedFailed: failed when the operator aborted its sending group.
 	abortedFailed bool
 	trace         []string
@@ -66,6 +74,7 @@ type model struct {
 	byGroup map[string][]int    // messages submitted to each sending group
 	deleted map[group.ID]bool   // receiving generations the operator deleted
 	hidden  map[group.ID]bool   // … whose state is not yet removed (abort.go)
+	removed map[group.ID]bool   // receiving generations removed (D20–D23)
 	// sendDeleted: sending groups the operator aborted (abort.go).
 	sendDeleted map[string]bool
 }
@@ -73,7 +82,7 @@ type model struct {
 func newModel(wd *world) model {
 	return model{wd: wd, recs: make([]rec, len(wd.w.msgs)), byRef: map[sender.MessageRef]int{},
 		taken: map[deliveryKey]*take{}, handled: map[handleKey]*handled{},
-		next: map[group.ID]uint64{}, deleted: map[group.ID]bool{}, hidden: map[group.ID]bool{}, sendDeleted: map[string]bool{}, byGen: map[group.ID][]int{}, byGroup: map[string][]int{}}
+		next: map[group.ID]uint64{}, deleted: map[group.ID]bool{}, hidden: map[group.ID]bool{}, sendDeleted: map[string]bool{}, removed: map[group.ID]bool{}, byGen: map[group.ID][]int{}, byGroup: map[string][]int{}}
 }
 
 func (m *model) note(id int, format string, args ...any) {
@@ -195,6 +204,15 @@ func (m *model) deliver(n *node, d rmp.Delivery) {
 	} else if t != nil {
 		// A hand-off of an identity already taken: allowed only when the
 		// Taken never became durable before a restart (R92).
+		if t.durable && m.removed[key.id] && n.skew < t.skew {
+			// The receiver's clock went back past the removal of the
+			// generation, which the resend then reopened with the same
+			// number; the consumer, idempotent on it (R92), confirms it.
+			wd.res.Exclusions[clockBackLabel]++
+			m.note(id, "handed out again under %v after the receiver's clock was set back", key)
+			m.take(n, id, d.Ref, key)
+			return
+		}
 		if t.durable {
 			wd.violate(id, "R92/D18: %v handed out again after its Taken was durable", key)
 			return
@@ -223,22 +241,29 @@ func (m *model) deliver(n *node, d rmp.Delivery) {
 		m.next[key.id]++
 	}
 	if len(r.taken) > 0 {
-		if g.flags.DuplicateElimination && m.deleted[r.taken[0].id] {
+		switch {
+		case !g.flags.DuplicateElimination:
+			wd.res.Exclusions["duplicate delivered without DuplicateElimination (allowed, R44)"]++
+		case m.deleted[r.taken[0].id]:
 			// D17: duplicates are detected while the group's state exists;
 			// the operator deleted it, and an unacknowledged resend opened
 			// a new generation.
 			wd.res.Exclusions["delivered again after the operator deleted its receiving generation (D17)"]++
-		} else if g.flags.DuplicateElimination {
+		case m.removed[r.taken[0].id] && n.skew < r.takeSkew:
+			wd.res.Exclusions[clockBackLabel]++
+		default:
 			wd.violate(id, "D18/R44: delivered twice with DuplicateElimination: first %v, now %v", r.taken[0], key)
 			return
 		}
-		wd.res.Exclusions["duplicate delivered without DuplicateElimination (allowed, R44)"]++
 	} else {
 		wd.res.Delivered++
 	}
+	if len(r.taken) == 0 {
+		r.takeSkew = n.skew
+	}
 	r.taken = append(r.taken, key)
 	if m.taken[key] == nil {
-		m.taken[key] = &take{msg: id}
+		m.taken[key] = &take{msg: id, skew: n.skew}
 	}
 	m.byGen[key.id] = append(m.byGen[key.id], id)
 	m.note(id, "taken by the consumer (gen %d, attempt %d)", key.id.Generation, d.Attempt)
@@ -308,6 +333,7 @@ func (m *model) receiverEvent(n *node, ev *receiver.Event) {
 	if ev.Kind != receiver.EventRemoved {
 		return
 	}
+	m.removed[ev.Group] = true
 	// State is removed no earlier than D20–D23 allow: after groupExpiryTime
 	// under t1, otherwise after the ExpiryTime of every message taken in
 	// the generation (the duplicate window, D17, D21, D23).
