@@ -38,9 +38,12 @@ type Options struct {
 	Client *http.Client
 	// Transport sends RMP traffic; nil means rmp.NewHTTPTransport.
 	Transport rmp.Transport
-	// Context bounds opening: with -store etcd, the wait of a standby for
-	// the claim. nil means context.Background().
+	// Context bounds opening (with -store etcd, joining the deployment).
+	// nil means context.Background().
 	Context context.Context
+	// WrapShardStore, when set, wraps the store of each shard node
+	// (-store etcd; tests pause commits with it).
+	WrapShardStore func(shard int, s store.Store) store.Store
 }
 
 // Gateway is one running `wsrkit serve` instance without its listener:
@@ -175,6 +178,9 @@ func (g *Gateway) openNode(st store.Store, instance, replyTo string) (*rmp.Node,
 // openShard starts the node of a shard this instance just claimed. Its
 // callbacks name the shard (?shard=), so they route without parsing.
 func (g *Gateway) openShard(shard int, instance string, st store.Store) (*rmp.Node, error) {
+	if g.opts.WrapShardStore != nil {
+		st = g.opts.WrapShardStore(shard, st)
+	}
 	return g.openNode(st, instance, g.cfg.PublicURL+"/rmp?"+shardParam+"="+strconv.Itoa(shard))
 }
 

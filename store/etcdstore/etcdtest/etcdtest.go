@@ -247,3 +247,25 @@ func (c *Cluster) History(prefix string) ([]Event, error) {
 		}
 	}
 }
+
+// ExpireLease ends the lease that key is bound to at once, as its expiry
+// would (every key bound to it is deleted); for a node that is paused
+// longer than its TTL.
+func (c *Cluster) ExpireLease(key string) error {
+	cl, err := c.Client()
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := cl.Get(ctx, key)
+	if err != nil {
+		return err
+	}
+	if len(resp.Kvs) == 0 || resp.Kvs[0].Lease == 0 {
+		return fmt.Errorf("etcdtest: %q is not bound to a lease", key)
+	}
+	_, err = cl.Revoke(ctx, clientv3.LeaseID(resp.Kvs[0].Lease))
+	return err
+}
