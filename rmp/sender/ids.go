@@ -1,7 +1,7 @@
 package sender
 
 import (
-	"bytes"
+	"cmp"
 	"strconv"
 	"strings"
 )
@@ -90,17 +90,50 @@ func parseID(id, inst string) (uint64, bool) {
 	return seq, true
 }
 
-// compareIDs orders groups by id without making id strings: ids of one
-// instance differ first in "<seq>.", and '.' sorts before every digit.
+// compareIDs orders groups as their id strings, without making them: ids
+// of one instance differ first in "<seq>.", and '.' sorts before every
+// digit (compareSeqText).
 func compareIDs(inst string, a, b *groupState) int {
 	if a == b {
 		return 0
 	}
 	if a.foreignID() == "" && b.foreignID() == "" {
-		var x, y [24]byte
-		return bytes.Compare(append(strconv.AppendUint(x[:0], a.seq, 10), '.'), append(strconv.AppendUint(y[:0], b.seq, 10), '.'))
+		return compareSeqText(a.seq, b.seq)
 	}
 	return strings.Compare(idString(inst, a), idString(inst, b))
+}
+
+// pow10[n] is 10^n.
+var pow10 = [20]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
+
+// decimalLen is the number of decimal digits of x.
+func decimalLen(x uint64) int {
+	n := 1
+	for n < len(pow10) && x >= pow10[n] {
+		n++
+	}
+	return n
+}
+
+// compareSeqText compares the decimal texts of a and b followed by '.':
+// a shorter text that is a prefix of the longer sorts first.
+func compareSeqText(a, b uint64) int {
+	la, lb := decimalLen(a), decimalLen(b)
+	switch {
+	case la == lb:
+		return cmp.Compare(a, b)
+	case la < lb:
+		if c := cmp.Compare(a, b/pow10[lb-la]); c != 0 {
+			return c
+		}
+		return -1
+	default:
+		if c := cmp.Compare(a/pow10[la-lb], b); c != 0 {
+			return c
+		}
+		return 1
+	}
 }
 
 func idString(inst string, g *groupState) string {

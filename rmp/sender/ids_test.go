@@ -2,6 +2,8 @@ package sender
 
 import (
 	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +56,28 @@ func TestCompareIDsIsStringOrder(t *testing.T) {
 			if got := compareIDs("1.2", a, b); got != want {
 				t.Fatalf("compareIDs(%s, %s) = %d, want %d", idString("1.2", a), idString("1.2", b), got, want)
 			}
+		}
+	}
+}
+
+// compareSeqText is the order of the texts "<seq>." for seqs of every
+// length (seeded random pairs, sharing prefixes often).
+func TestCompareSeqText(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	text := func(x uint64) string { return strconv.FormatUint(x, 10) + "." }
+	for range 20000 {
+		a := r.Uint64() >> r.UintN(64)
+		b := a
+		switch r.UintN(3) {
+		case 0:
+			b = r.Uint64() >> r.UintN(64)
+		case 1:
+			b = a*10 + r.Uint64N(10) // a's text is a prefix of b's
+		case 2:
+			b = a / 10
+		}
+		if got, want := compareSeqText(a, b), strings.Compare(text(a), text(b)); got != want {
+			t.Fatalf("compareSeqText(%d, %d) = %d, want %d", a, b, got, want)
 		}
 	}
 }
