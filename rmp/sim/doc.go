@@ -20,7 +20,10 @@
 // nodes reload from the same store, pebble nodes recover a CrashClone of
 // their MemFS. On memstore an Apply fails now and then (FailApply) and the
 // node is rebuilt from its store (rmp doc rule 2); a Submit whose Persist
-// failed did not happen and is submitted again. The consumer refuses
+// failed did not happen and is submitted again. On pebble a write or sync
+// of the WAL fails now and then (errorfs, MemFS.FailNextWALWrite): the
+// store stops (ErrFailed) and the node recovers a crash clone, where the
+// failed batch may or may not be (so the fault spares a Submit's Apply). The consumer refuses
 // hand-offs at random; the world's time jumps forward and a node's clock
 // jumps back (clock.go: each node reads its own clock, and the invariants
 // judge each side by it). At the end of the chaos

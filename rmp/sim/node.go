@@ -62,6 +62,12 @@ type node struct {
 
 var errInjected = errors.New("sim: injected store fault")
 
+// quiet drops pebble's log lines (a stopped store says why in its error).
+type quiet struct{}
+
+func (quiet) Infof(string, ...any)  {}
+func (quiet) Errorf(string, ...any) {}
+
 func newNode(wd *world, i int) (*node, error) {
 	n := &node{wd: wd, idx: i, name: fmt.Sprintf("n%d", i), url: fmt.Sprintf("http://n%d.sim/", i), pending: map[uint64]request{}}
 	n.cfg.Sender.InstanceID = n.name
@@ -85,7 +91,7 @@ func newNode(wd *world, i int) (*node, error) {
 	rc.FaultRetention = wd.p.slack
 	if wd.opt.Pebble {
 		n.fs = pebblestore.NewMemFS()
-		st, err := n.fs.Open("db", pebblestore.Options{})
+		st, err := n.fs.Open("db", pebblestore.Options{Logger: quiet{}})
 		if err != nil {
 			return nil, err
 		}
@@ -110,10 +116,11 @@ func (n *node) drain() {
 	wd := n.wd
 	for n.e.HasReady() && !wd.stopped {
 		rd := n.e.Ready()
-		if n.mem != nil && !n.recovering && wd.chance(wd.p.storeFault) {
-			n.mem.FailApply(1, errInjected)
-		}
+		injected := n.injectStoreFault()
 		err := n.st.Apply(rd.Persist)
+		if n.fs != nil && injected && n.fs.FailNextWALWrite(nil) {
+			injected = false // nothing was written (an empty Persist)
+		}
 		if n.watch {
 			// The first Apply after a Submit holds the submission: if it
 			// fails, the submission never happened (R21); forget it before
@@ -125,12 +132,20 @@ func (n *node) drain() {
 			}
 		}
 		if err != nil {
-			if !errors.Is(err, errInjected) {
+			if !injected || n.mem != nil && !errors.Is(err, errInjected) || n.fs != nil && !errors.Is(err, store.ErrFailed) {
 				wd.violate(-1, "%s: store: %v", n.name, err)
 				return
 			}
 			wd.res.StoreFault++
-			n.rebuild(false, "store fault")
+			if n.fs != nil {
+				wd.res.WALFaults++
+				// The commit may have reached the disk all the same: a
+				// discard it decided may stand (checked as if it did).
+				n.maybeDiscarded(rd.Events)
+			}
+			// memstore: nothing of the batch was applied, reload; pebble:
+			// the store stopped (ErrFailed), recover a crash clone.
+			n.rebuild(n.fs != nil, "store fault")
 			return
 		}
 		n.e.Advance()
@@ -182,6 +197,34 @@ func (n *node) drain() {
 	}
 	wd.m.bounds(n)
 	n.arm()
+}
+
+// injectStoreFault arms a fault for the next Apply, never while a node
+// recovers: memstore fails the whole batch (FailApply); pebble fails the
+// next write or sync of its WAL (errorfs), which stops the store. Not on
+// the Apply of a Submit over pebble: there the batch may still reach the
+// disk, and the producer could not tell whether to submit again.
+func (n *node) injectStoreFault() bool {
+	wd := n.wd
+	if n.recovering || n.fs != nil && n.watch || !wd.chance(wd.p.storeFault) {
+		return false
+	}
+	if n.mem != nil {
+		n.mem.FailApply(1, errInjected)
+	} else {
+		n.fs.FailNextWALWrite(errInjected)
+	}
+	return true
+}
+
+// maybeDiscarded tells the model of the discards of a Ready whose commit
+// failed but may have reached the disk.
+func (n *node) maybeDiscarded(evs []rmp.Event) {
+	for _, ev := range evs {
+		if ev.Receiver != nil && ev.Receiver.Kind == receiver.EventDiscarded {
+			n.wd.m.receiverEvent(n, ev.Receiver)
+		}
+	}
 }
 
 // madeDurable marks the hand-offs and outcomes acknowledged before this
@@ -249,7 +292,7 @@ func (n *node) rebuild(crash bool, why string) {
 	n.undurTaken, n.undurHandled = nil, nil
 	if n.fs != nil && crash {
 		clone := n.fs.CrashClone(wd.p.crashUnsynced, wd.rng.Uint64())
-		st, err := clone.Open("db", pebblestore.Options{})
+		st, err := clone.Open("db", pebblestore.Options{Logger: quiet{}})
 		if err != nil {
 			wd.violate(-1, "%s: reopen after crash: %v", n.name, err)
 			return

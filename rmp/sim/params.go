@@ -14,9 +14,9 @@ var epoch = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 // Options choose the shape of a run; the seed draws everything else.
 type Options struct {
 	// Pebble runs both nodes over pebble on a crashable in-memory
-	// filesystem (crashes recover a crash clone); otherwise memstore,
-	// where a crash reloads from the same store and Apply failures are
-	// injected with FailApply.
+	// filesystem (crashes and WAL write faults recover a crash clone);
+	// otherwise memstore, where a crash reloads from the same store and
+	// Apply failures are injected with FailApply.
 	Pebble bool
 	// Groups and MaxPerGroup size the workload; zero means 80 and 24.
 	Groups, MaxPerGroup int
@@ -43,7 +43,7 @@ type params struct {
 
 	crashes       int     // scheduled crash events during chaos
 	crashMid      float64 // per applied Ready: crash after Persist, before its effects
-	storeFault    float64 // per Apply (memstore only): the batch fails
+	storeFault    float64 // per Apply: the batch (memstore) or its WAL write (pebble) fails
 	consumerFail  float64 // per hand-off: the consumer refuses it
 	jumps         []clockJump
 	aborts        []abortPlan // operator aborts during chaos
@@ -72,9 +72,7 @@ func drawParams(rng *rand.Rand, o Options) params {
 	p.timeout = 3 * time.Second
 	p.crashes = rng.IntN(1 + 3*max(1, p.groups/40)) // about as many per message at every size
 	p.crashMid = rng.Float64() * 0.01
-	if !o.Pebble {
-		p.storeFault = rng.Float64() * 0.01
-	}
+	p.storeFault = rng.Float64() * 0.01
 	p.consumerFail = rng.Float64() * 0.2
 	var jumped time.Duration
 	p.jumps, jumped = drawJumps(rng, p.chaos)
@@ -117,6 +115,7 @@ type Result struct {
 	// producer's side, each checked to be its message's own (R73).
 	Responses, CachedResponses, ResponsesSeen int
 	StoreFault                                int
+	WALFaults                                 int // of StoreFault, pebble WAL write faults (errorfs)
 	Events                                    int
 	// Rules counts terminations and removals by "role event rule".
 	Rules map[string]int
@@ -144,6 +143,7 @@ func (r *Result) Add(o Result) {
 	r.CachedResponses += o.CachedResponses
 	r.ResponsesSeen += o.ResponsesSeen
 	r.StoreFault += o.StoreFault
+	r.WALFaults += o.WALFaults
 	r.Events += o.Events
 	for _, m := range []struct{ dst, src map[string]int }{{r.Failed, o.Failed}, {r.BestEffort, o.BestEffort}, {r.Aborts, o.Aborts}, {r.Refused, o.Refused}, {r.Rules, o.Rules}, {r.Exclusions, o.Exclusions}} {
 		for k, v := range m.src {
@@ -158,7 +158,7 @@ func (r *Result) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "seeds=%d submitted=%d delivered=%d acked=%d redelivered-after-restart=%d rereported-after-restart=%d crashes=%d store-faults=%d events=%d violations=%d\n",
 		r.Seeds, r.Submitted, r.Delivered, r.Acked, r.Redelivery, r.Rereported, r.Crashes, r.StoreFault, r.Events, len(r.Violations))
-	fmt.Fprintf(&b, "clocks set back: %d\n", r.BackJumps)
+	fmt.Fprintf(&b, "pebble WAL faults: %d, clocks set back: %d\n", r.WALFaults, r.BackJumps)
 	fmt.Fprintf(&b, "business responses: answered=%d cached-for-duplicates=%d seen-by-producer=%d\n", r.Responses, r.CachedResponses, r.ResponsesSeen)
 	for _, m := range []struct {
 		name string

@@ -89,6 +89,9 @@ func TestSim(t *testing.T) {
 		if total.Aborts["sender"] == 0 || total.Aborts["receiver"] == 0 || total.Rules["sender removed deleted"] == 0 || total.Rules["receiver removed deleted"] == 0 {
 			t.Errorf("the CI seeds did not abort groups on both sides: %s", total.Summary())
 		}
+		if total.WALFaults == 0 || total.WALFaults == total.StoreFault {
+			t.Errorf("the CI seeds did not fail both pebble WAL writes and memstore Applies: %s", total.Summary())
+		}
 		if total.BackJumps == 0 {
 			t.Errorf("the CI seeds never set a clock back")
 		}

@@ -45,6 +45,13 @@ func Run(seed uint64, opt Options) Result {
 	wd.res.Seeds = 1
 	wd.w = makeWorkload(rng, p)
 	wd.m = newModel(wd)
+	defer func() {
+		for _, n := range wd.nodes {
+			if n != nil {
+				_ = n.st.Close() // pebble's goroutines end with it
+			}
+		}
+	}()
 	for i := range wd.nodes {
 		n, err := newNode(wd, i)
 		if err != nil {
