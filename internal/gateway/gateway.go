@@ -50,22 +50,23 @@ type Options struct {
 // Handler serves the whole HTTP API. With -store pebble it runs one node;
 // with -store etcd one node per shard it holds (cluster).
 type Gateway struct {
-	cfg     Config
-	inst    string // the -data instance id (the pebble node's InstanceID)
-	clk     rmp.Clock
-	fake    *rmp.FakeClock // nil without -fake-clock
-	single  *rmp.Node      // -store pebble: the only node
-	kill    func()         // -store pebble: closes the store under the node
-	cl      *cluster       // -store etcd
-	nextAny atomic.Uint64  // round robin of singleton submits over held shards
-	inbox   *inbox         // nil with -deliver
-	records *records
-	consume rmp.Consumer
-	outcome rmp.OutcomeHandler
-	opts    Options
-	forward *http.Client
-	mux     *http.ServeMux
-	clockMu sync.Mutex // serialises fake clock moves
+	cfg      Config
+	inst     string // the -data instance id (the pebble node's InstanceID)
+	clk      rmp.Clock
+	fake     *rmp.FakeClock // nil without -fake-clock
+	single   *rmp.Node      // -store pebble: the only node
+	kill     func()         // -store pebble: closes the store under the node
+	cl       *cluster       // -store etcd
+	nextAny  atomic.Uint64  // round robin of singleton submits over held shards
+	inbox    *inbox         // nil with -deliver
+	records  *records
+	consume  rmp.Consumer
+	outcome  rmp.OutcomeHandler
+	opts     Options
+	forward  *http.Client
+	forwards atomic.Uint64 // requests forwarded to another instance
+	mux      *http.ServeMux
+	clockMu  sync.Mutex // serialises fake clock moves
 }
 
 // Layout of the data directory.

@@ -30,6 +30,10 @@ func (g *Gateway) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	writeMetrics(w, &m, gs)
+	if g.cl != nil {
+		counter(w, "wsrkit_forwarded_requests_total", "Requests forwarded to the instance holding their shard (-store etcd).", g.forwards.Load())
+		gauge(w, "wsrkit_held_shards", "Shards this instance holds (-store etcd).", len(g.cl.nodes()))
+	}
 }
 
 // gauges are the current sizes the engine's views report.

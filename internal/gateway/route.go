@@ -101,6 +101,7 @@ func (g *Gateway) forwardTo(ctx context.Context, r *http.Request, body []byte, b
 		}
 	}
 	req.Header.Set(HeaderForwardedBy, g.cfg.NodeID)
+	g.forwards.Add(1)
 	resp, err := g.forward.Do(req)
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("forwarding to the shard's holder: %w", err)
