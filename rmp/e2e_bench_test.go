@@ -357,7 +357,7 @@ func BenchmarkEndToEndHTTP(b *testing.B) {
 // e2eRig is a sender Node and a receiver Node behind a loopback HTTP
 // server, each on its own store, for the end-to-end benchmarks.
 type e2eRig struct {
-	sn                 *rmp.Node
+	sn, rn             *rmp.Node
 	url                string
 	check              *orderCheck
 	recvLat, submitLat latencies
@@ -367,7 +367,8 @@ type e2eRig struct {
 
 func newE2ERig(b *testing.B, kind string, groups int, outcomes rmp.OutcomeHandler) *e2eRig {
 	r := &e2eRig{rst: openStore(b, kind), sst: openStore(b, kind), check: newOrderCheck()}
-	srv := httptest.NewServer(timedHandler(receiverNode(b, r.rst, r.check), &r.recvLat))
+	r.rn = receiverNode(b, r.rst, r.check)
+	srv := httptest.NewServer(timedHandler(r.rn, &r.recvLat))
 	b.Cleanup(srv.Close)
 	r.url = srv.URL
 	cfg := rmp.NodeConfig{
@@ -403,9 +404,14 @@ func (r *e2eRig) submit(g int) (sender.MessageRef, error) {
 	return ref, err
 }
 
-// report adds the submit and receiver latencies, WAL bytes per message at
-// each side and the sender's resends (should be 0).
+// report adds the submit and receiver latencies, WAL bytes and synced
+// commits per message at each side and the sender's resends (should be 0).
+// Commits are counted from the rig's start, warm-up included.
 func (r *e2eRig) report(b *testing.B) {
+	rm, err := r.rn.Metrics(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
 	r.submitLat.report(b, "submit")
 	r.recvLat.report(b, "recv")
 	if w := walBytes(r.rst); w > 0 {
@@ -417,6 +423,8 @@ func (r *e2eRig) report(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(m.Retries), "resends")
+	b.ReportMetric(float64(m.Commits)/float64(m.Submitted), "send-commits/msg")
+	b.ReportMetric(float64(rm.Commits)/float64(rm.Accepted), "recv-commits/msg")
 }
 
 // streamWindow is how many messages each producer of

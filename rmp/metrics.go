@@ -25,6 +25,9 @@ type Metrics struct {
 	// Gauges.
 	SenderGroups int
 	Pending      int
+	// Commits counts the synced store batches a Node committed (each holds
+	// the effects of one or more loop iterations); 0 from Engine.Metrics.
+	Commits uint64
 }
 
 // OutcomeLabel is an outcome's kind and reason, the labels of

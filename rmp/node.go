@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/group"
@@ -123,6 +124,7 @@ type Node struct {
 	closeErr  error
 
 	commits    chan commitJob // loop → committer; closed when the loop ends
+	committed  atomic.Uint64  // store batches committed by the committer
 	commitDone chan struct{}  // closed when the committer ends
 	failed     chan struct{}  // closed on a store failure
 	failOnce   sync.Once
@@ -347,6 +349,7 @@ func (n *Node) Inspect(ctx context.Context, fn func(e *Engine, now time.Time)) e
 func (n *Node) Metrics(ctx context.Context) (Metrics, error) {
 	var m Metrics
 	err := n.Inspect(ctx, func(e *Engine, _ time.Time) { m = e.Metrics() })
+	m.Commits = n.committed.Load()
 	return m, err
 }
 
@@ -505,6 +508,7 @@ func (n *Node) commitLoop() {
 			}
 			return
 		}
+		n.committed.Add(1)
 		for i := range jobs {
 			n.release(&jobs[i].rd)
 			for k, in := range jobs[i].batch {

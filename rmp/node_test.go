@@ -366,3 +366,23 @@ func TestNodeBusinessResponseRidesWithTheAck(t *testing.T) {
 	require.Equal(t, 1, delivered, "the duplicate is not delivered again (D18)")
 	mu.Unlock()
 }
+
+// TestNodeCountsCommits: Metrics.Commits counts the store batches the Node
+// committed: a Submit returns after its own (R21), so it grows by at least
+// one per Submit.
+func TestNodeCountsCommits(t *testing.T) {
+	n, err := Open(nodeConfig("s", memstore.New(memstore.Options{}), newCollector()))
+	require.NoError(t, err)
+	defer n.Close(context.Background())
+	m0, err := n.Metrics(context.Background())
+	require.NoError(t, err)
+	for i := range 3 {
+		sub := submission("", 1, false)
+		sub.To = "http://127.0.0.1:1/rmp"
+		_, err = n.Submit(context.Background(), sub)
+		require.NoError(t, err)
+		m, err := n.Metrics(context.Background())
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, m.Commits, m0.Commits+uint64(i+1), "after Submit %d", i+1)
+	}
+}

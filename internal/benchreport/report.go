@@ -194,7 +194,8 @@ func markdown(r *run, command string) string {
 		metric("submit p50 µs", "submit-p50-µs", 0), metric("submit p99 µs", "submit-p99-µs", 0),
 		metric("recv p50 µs", "recv-p50-µs", 0), metric("recv p99 µs", "recv-p99-µs", 0),
 		metric("cpu µs/msg", "cpu-µs/msg", 0), metric("send WAL B/msg", "send-WAL-B/msg", 0),
-		metric("recv WAL B/msg", "recv-WAL-B/msg", 0), metric("resends", "resends", 0),
+		metric("recv WAL B/msg", "recv-WAL-B/msg", 0), metric("send commits/msg", "send-commits/msg", 2),
+		metric("recv commits/msg", "recv-commits/msg", 2), metric("resends", "resends", 0),
 	}
 	table(&b, r, "store, groups", e2eRows, e2eCols)
 	b.WriteString("### Sender Node → receiver Node, streaming producers (`BenchmarkEndToEndStreamHTTP`)\n\n" +
