@@ -81,14 +81,22 @@ func (o *outbox) enqueue(e *cbEntry) {
 	o.queued++
 }
 
-// deadline is the earliest retry of a URL with queued entries.
+// ready reports whether c may send its next batch at now: entries queued,
+// back-off over, and no POST of c in flight — one at a time per URL, so
+// that a later batch never overtakes an earlier one (R74).
+func (c *cbURL) ready(now time.Time) bool {
+	return len(c.queue) > 0 && c.inFlight == 0 && !now.Before(c.retryAt)
+}
+
+// deadline is the earliest retry of a URL with queued entries and no POST
+// in flight (CallbackResult flushes the others).
 func (o *outbox) deadline() (time.Time, bool) {
 	var d earliest
 	if o.queued == 0 {
 		return d.at, d.ok
 	}
 	for _, c := range o.urls {
-		if len(c.queue) > 0 {
+		if len(c.queue) > 0 && c.inFlight == 0 {
 			d.offer(c.retryAt)
 		}
 	}
@@ -122,7 +130,8 @@ func latest(a, b time.Time) time.Time {
 	return b
 }
 
-// flushCallbacks emits one batch per URL that is due, sorted by URL (R76).
+// flushCallbacks emits one batch per URL that is due, sorted by URL (R76);
+// a URL with a POST in flight waits for its CallbackResult.
 func (r *Receiver) flushCallbacks(now time.Time) {
 	o := &r.out
 	for _, k := range o.staleKeys {
@@ -134,7 +143,7 @@ func (r *Receiver) flushCallbacks(now time.Time) {
 	}
 	o.urlOrder = o.urlOrder[:0]
 	for u, c := range o.urls {
-		if len(c.queue) > 0 && !now.Before(c.retryAt) {
+		if c.ready(now) {
 			o.urlOrder = append(o.urlOrder, u)
 		}
 	}

@@ -27,7 +27,10 @@
 //     produce a Reply: an ack made later (Taken under AckOnDelivery) waits
 //     for the next Response to a message of its GroupId, or a poll (D13).
 //  4. POST each Callback to its URL and report the outcome with
-//     CallbackResult (R74, R75).
+//     CallbackResult (R74, R75). A URL has at most one such POST in
+//     flight: its next batch comes in the Ready of that CallbackResult (or
+//     of the Tick after the back-off), so POSTs to one URL never overtake
+//     each other. One-shot poll answers (R80) are not held back.
 //
 // Fault codes in Reply, PollAnswer and Callbacks are already mapped through
 // Config.Dialect (D6); Events carry the codes before the mapping.

@@ -88,6 +88,9 @@ type harness struct {
 	holdTake bool
 	// cbFail makes callback POSTs fail.
 	cbFail bool
+	// holdCB leaves callback POSTs unanswered in cbHeld (answerCB).
+	holdCB bool
+	cbHeld []CallbackRef
 	// restartAt: restart at the checkpoint with this index (-1: never).
 	restartAt, cps int
 	taken          map[DeliveryRef]int
@@ -192,9 +195,20 @@ func (h *harness) process(rd Ready) {
 			h.process(h.r.Taken(h.now, ref))
 		}
 	}
+	if h.holdCB {
+		h.cbHeld = append(h.cbHeld, cbs...)
+		return
+	}
 	for _, id := range cbs {
 		h.process(h.r.CallbackResult(h.now, id, !h.cbFail))
 	}
+}
+
+// answerCB reports the oldest held callback POST as accepted or failed.
+func (h *harness) answerCB(ok bool) {
+	id := h.cbHeld[0]
+	h.cbHeld = h.cbHeld[1:]
+	h.process(h.r.CallbackResult(h.now, id, ok))
 }
 
 func refStr(r DeliveryRef) string {
