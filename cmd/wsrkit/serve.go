@@ -40,8 +40,8 @@ func serve(args []string, stderr io.Writer, started func(*gateway.Server) (stop 
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
-	// With -store etcd a standby waits in Start until it holds the claim,
-	// or until SIGINT/SIGTERM.
+	// With -store etcd Start joins the deployment and takes a first share
+	// of the shards (bounded by -etcd-timeout and SIGINT/SIGTERM).
 	srv, err := gateway.Start(cfg, gateway.Options{Logger: log, Context: ctx})
 	if err != nil {
 		fmt.Fprintf(stderr, "wsrkit serve: %v\n", err)
@@ -68,7 +68,7 @@ func serve(args []string, stderr io.Writer, started func(*gateway.Server) (stop 
 	defer scancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		if lost { // expected: the store refuses a stale owner; the line above says why
-			log.Warn("shutdown after losing the etcd claim", "err", err)
+			log.Warn("shutdown after losing the etcd lease or a shard claim", "err", err)
 			return 1
 		}
 		fmt.Fprintf(stderr, "wsrkit serve: shutdown: %v\n", err)

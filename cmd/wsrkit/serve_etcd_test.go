@@ -127,7 +127,7 @@ func TestServeEtcd(t *testing.T) {
 		}
 	})
 
-	t.Run("standby takes over pending work", func(t *testing.T) {
+	t.Run("another instance takes over pending work", func(t *testing.T) {
 		sink := &notifySink{}
 		ns := httptest.NewServer(sink)
 		defer ns.Close()

@@ -3,7 +3,6 @@ package gateway
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 
 	"github.com/wsrkit/wsrkit/rmp"
@@ -60,14 +59,8 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 // readJSON decodes a request body into v; it answers 413 or 400 itself and
 // returns false then. Unknown fields are ignored.
 func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, "request body exceeds -max-body")
-			return false
-		}
-		writeError(w, http.StatusBadRequest, "reading request body: "+err.Error())
+	body, ok := readBody(w, r, false)
+	if !ok {
 		return false
 	}
 	if err := json.Unmarshal(body, v); err != nil {

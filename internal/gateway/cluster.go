@@ -41,7 +41,7 @@ type cluster struct {
 	// open starts the node of a shard on its fenced store; dropped runs
 	// after a shard's node closed.
 	open    func(shard int, instance string, st store.Store) (*rmp.Node, error)
-	dropped func(shard int)
+	dropped func(shard int, cluster string)
 
 	lost   chan error
 	report func(error)
@@ -66,7 +66,7 @@ type heldShard struct {
 // setting, starts the lease, announces self and takes a first share of the
 // shards before it returns.
 func openCluster(ctx context.Context, cfg *Config, log *slog.Logger, self string,
-	open func(int, string, store.Store) (*rmp.Node, error), dropped func(int)) (*cluster, error) {
+	open func(int, string, store.Store) (*rmp.Node, error), dropped func(int, string)) (*cluster, error) {
 	base, err := etcdstore.Open(etcdstore.Options{
 		Endpoints:      cfg.EtcdEndpoints,
 		RequestTimeout: cfg.EtcdTimeout, // one bound for dialing and for each request
@@ -273,7 +273,7 @@ func (c *cluster) restartFailed(ctx context.Context) error {
 		delete(c.held, i)
 		c.mu.Unlock()
 		h.node.Close(ctx)
-		c.dropped(i)
+		c.dropped(i, c.id)
 		c.log.Warn("restarting shard node", "shard", i, "err", nerr)
 		// The failed store refuses every call: a fresh one on the client.
 		s, err := etcdstore.Open(etcdstore.Options{Client: c.base.Client(), Prefix: shardPrefix(c.cfg.EtcdPrefix, i),
@@ -305,7 +305,7 @@ func (c *cluster) release(ctx context.Context, i int) error {
 		return nil
 	}
 	err := h.node.Close(ctx)
-	c.dropped(i)
+	c.dropped(i, c.id)
 	if err := c.owner.In(c.stores[i]).Release(ctx, h.claim); err != nil {
 		return err
 	}

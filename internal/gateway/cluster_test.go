@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -32,6 +33,13 @@ func (d *deliveries) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d.byGroup[r.Header.Get(HeaderGroupID)] = append(d.byGroup[r.Header.Get(HeaderGroupID)], n)
 	d.mu.Unlock()
 	w.WriteHeader(http.StatusOK)
+}
+
+// group returns a copy of the numbers handed out for gid, in order.
+func (d *deliveries) group(gid string) []uint64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]uint64(nil), d.byGroup[gid]...)
 }
 
 func (d *deliveries) distinct() int {
@@ -111,6 +119,22 @@ func clusterConfig(t *testing.T, eps []string, node, deliver string) Config {
 	return cfg
 }
 
+// startSender starts a pebble gateway that resends quickly and long,
+// stopped at the end of t.
+func startSender(t *testing.T) *Server {
+	cfg := DefaultConfig()
+	cfg.Listen, cfg.DataDir = "127.0.0.1:0", t.TempDir()
+	cfg.RetryInterval, cfg.RetryMaxInterval, cfg.MaxRetries = 100*time.Millisecond, 300*time.Millisecond, 1000
+	s, err := Start(cfg, Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+	})
+	return s
+}
+
 func postJSON(t *testing.T, url string, in, out any) int {
 	t.Helper()
 	b, _ := json.Marshal(in)
@@ -174,12 +198,7 @@ func TestClusterFailover(t *testing.T) {
 		return ok && total == 8
 	}, 20*time.Second, 50*time.Millisecond)
 
-	scfg := DefaultConfig()
-	scfg.Listen, scfg.DataDir = "127.0.0.1:0", t.TempDir()
-	scfg.RetryInterval, scfg.RetryMaxInterval, scfg.MaxRetries = 100*time.Millisecond, 500*time.Millisecond, 1000
-	sender, err := Start(scfg, Options{})
-	require.NoError(t, err)
-	defer sender.Shutdown(t.Context())
+	sender := startSender(t)
 
 	const groups, perGroup = 12, 9
 	var ids []string
@@ -227,14 +246,14 @@ func TestClusterFailover(t *testing.T) {
 
 	// In order, each number once; a repeat only of the number handed out
 	// last (a hand-off whose Taken a takeover lost, R92).
-	sink.mu.Lock()
 	repeats := 0
 	for gid, want := range wantNumbers {
 		var firsts []uint64
 		seen := map[uint64]bool{}
-		for _, n := range sink.byGroup[gid] {
+		got := sink.group(gid)
+		for _, n := range got {
 			if seen[n] {
-				require.Equal(t, firsts[len(firsts)-1], n, "group %s: %v", gid, sink.byGroup[gid])
+				require.Equal(t, firsts[len(firsts)-1], n, "group %s: %v", gid, got)
 				repeats++
 				continue
 			}
@@ -243,7 +262,6 @@ func TestClusterFailover(t *testing.T) {
 		}
 		require.Equal(t, want, firsts, "group %s", gid)
 	}
-	sink.mu.Unlock()
 	t.Logf("%d messages in %d groups delivered in order; %d re-hand-offs after the takeover", len(ids), groups, repeats)
 
 	checkOwnership(t, etcd, "/c/shard/")

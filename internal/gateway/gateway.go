@@ -187,9 +187,9 @@ func (g *Gateway) openShard(shard int, instance string, st store.Store) (*rmp.No
 
 // dropShard forgets the inbox entries of a shard handed over: its new
 // holder hands them out again (R92).
-func (g *Gateway) dropShard(shard int) {
+func (g *Gateway) dropShard(shard int, cluster string) {
 	if g.inbox != nil {
-		g.inbox.dropWhere(func(groupID string) bool { return g.shardOf(groupID) == shard })
+		g.inbox.dropWhere(func(groupID string) bool { return ShardOf(groupID, cluster, g.cfg.Shards) == shard })
 	}
 }
 

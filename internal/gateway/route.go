@@ -118,19 +118,24 @@ func (g *Gateway) forwardTo(ctx context.Context, r *http.Request, body []byte, b
 }
 
 // readBody reads a request body within -max-body; it answers 413 or 400
-// itself and returns false then.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+// itself (as JSON, or as plain text for the RMP endpoint) and returns false
+// then.
+func readBody(w http.ResponseWriter, r *http.Request, plain bool) ([]byte, bool) {
 	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, "request body exceeds -max-body")
-			return nil, false
-		}
-		writeError(w, http.StatusBadRequest, "reading request body: "+err.Error())
-		return nil, false
+	if err == nil {
+		return body, true
 	}
-	return body, true
+	status, msg := http.StatusBadRequest, "reading request body: "+err.Error()
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		status, msg = http.StatusRequestEntityTooLarge, "request body exceeds -max-body"
+	}
+	if plain {
+		http.Error(w, msg, status)
+	} else {
+		writeError(w, status, msg)
+	}
+	return nil, false
 }
 
 // handleRMP is the RMP endpoint. With -store etcd it finds the request's
@@ -147,14 +152,8 @@ func (g *Gateway) handleRMP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the RMP endpoint takes POST only (R83)", http.StatusMethodNotAllowed)
 		return
 	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			http.Error(w, "request body exceeds the configured limit", http.StatusRequestEntityTooLarge)
-			return
-		}
-		http.Error(w, "reading request body: "+err.Error(), http.StatusBadRequest)
+	body, ok := readBody(w, r, true)
+	if !ok {
 		return
 	}
 	shard, ok := g.inboundShard(r, body)

@@ -197,7 +197,7 @@ func wellFormed(body string, maxDepth int) error {
 }
 
 func (g *Gateway) handleSubmit(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r)
+	body, ok := readBody(w, r, false)
 	if !ok {
 		return
 	}
