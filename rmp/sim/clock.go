@@ -30,14 +30,24 @@ type clockJump struct {
 	node   int
 }
 
-// drawJumps draws the clock changes of a run and returns their total size.
+// drawJumps draws the clock changes of a run and returns the time they can
+// cost a message: a forward jump its size; a backward one twice its size,
+// as the node's clock then disagrees with the other's by as much (a
+// message expires that much earlier there) and a timer it armed on the
+// old clock fires that much later (seed 1001625: a destination's poll
+// timer stalled for the 3m38s its sender's clock went back, and guaranteed
+// messages, delivered at once, failed unacknowledged).
 func drawJumps(rng *rand.Rand, chaos time.Duration) (js []clockJump, total time.Duration) {
 	for _, sign := range []time.Duration{1, -1} {
 		for range rng.IntN(maxJumps + 1) {
 			j := clockJump{at: time.Duration(rng.Int64N(int64(chaos))), node: rng.IntN(2),
 				by: sign * time.Duration(1+rng.Int64N(int64(maxJump/time.Second))) * time.Second}
 			js = append(js, j)
-			total += sign * j.by
+			if sign > 0 {
+				total += j.by
+			} else {
+				total -= 2 * j.by // twice |by|
+			}
 		}
 	}
 	return js, total
