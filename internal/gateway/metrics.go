@@ -56,6 +56,7 @@ func addMetrics(sum *rmp.Metrics, m rmp.Metrics) {
 	sum.Discarded += m.Discarded
 	sum.Submitted += m.Submitted
 	sum.Retries += m.Retries
+	sum.Commits += m.Commits
 	for i := range sum.FaultsSent {
 		sum.FaultsSent[i] += m.FaultsSent[i]
 		sum.FaultsReceived[i] += m.FaultsReceived[i]
