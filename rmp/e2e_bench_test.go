@@ -36,13 +36,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/beevik/etree"
 
 	"github.com/wsrkit/wsrkit/faults"
+	"github.com/wsrkit/wsrkit/internal/benchkit"
 	"github.com/wsrkit/wsrkit/rmp"
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/sender"
@@ -54,35 +54,12 @@ import (
 
 var benchGroups = []int{1, 8, 64}
 
-// benchBody is the SOAP Body content of every benchmark message; with the
-// wsrm headers the envelope is ≈1.5 KB, the size of perf-limits.md §1.
-var benchBody = []byte(`<o:Order xmlns:o="urn:example:orders"><o:Lines>` +
-	strings.Repeat(`<o:Line sku="A-000000" qty="1">widget</o:Line>`, 22) + `</o:Lines></o:Order>`)
+// benchBody and benchEnvelope are the ≈1.5 KB message of perf-limits.md §1.
+var benchBody = benchkit.Body
 
-// benchEnvelope is the reliable message number n of group gid as a WS-R 1.1
-// sender writes it: ordered exactly-once, Response pattern.
-func benchEnvelope(tb testing.TB, gid string, n uint64) []byte {
-	req := &soap.Request{
-		MessageID:    soap.MessageID{GroupID: gid, Sequence: &soap.SequenceNum{Number: n}},
-		ExpiryTime:   time.Now().Add(time.Hour).UTC().Truncate(time.Second),
-		ReplyPattern: soap.ReplyPattern{Value: group.ReplyResponse},
-		Flags:        group.Flags{AckRequested: true, DuplicateElimination: true, MessageOrder: true},
-	}
-	b, err := soap.AppendRequestEnvelope(nil, soap.SOAP11, req, benchBody)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
-}
+func benchEnvelope(tb testing.TB, gid string, n uint64) []byte { return benchkit.Envelope(tb, gid, n) }
 
-// cpuTime is the user+system CPU time of the process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+var cpuTime = benchkit.CPUTime
 
 // latencies collects durations from many goroutines.
 type latencies struct {

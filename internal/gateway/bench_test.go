@@ -9,15 +9,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/wsrkit/wsrkit/internal/benchkit"
 	"github.com/wsrkit/wsrkit/rmp/group"
-	"github.com/wsrkit/wsrkit/soap"
 	"github.com/wsrkit/wsrkit/store"
 	"github.com/wsrkit/wsrkit/store/etcdstore/etcdtest"
 )
@@ -157,28 +155,7 @@ func (c *counting) Apply(batch []group.Mutation) error {
 	return c.Store.Apply(batch)
 }
 
-// benchBody is ≈1.5 KB with the wsrm headers (perf-limits.md §1).
-var benchBody = []byte(`<o:Order xmlns:o="urn:example:orders"><o:Lines>` +
-	strings.Repeat(`<o:Line sku="A-000000" qty="1">widget</o:Line>`, 22) + `</o:Lines></o:Order>`)
-
-func benchEnvelope(tb testing.TB, gid string, n uint64) []byte {
-	req := &soap.Request{
-		MessageID:    soap.MessageID{GroupID: gid, Sequence: &soap.SequenceNum{Number: n}},
-		ExpiryTime:   time.Now().Add(time.Hour).UTC().Truncate(time.Second),
-		ReplyPattern: soap.ReplyPattern{Value: group.ReplyResponse},
-		Flags:        group.Flags{AckRequested: true, DuplicateElimination: true, MessageOrder: true},
-	}
-	env, err := soap.AppendRequestEnvelope(nil, soap.SOAP11, req, benchBody)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return env
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+var (
+	benchEnvelope = benchkit.Envelope
+	cpuTime       = benchkit.CPUTime
+)
