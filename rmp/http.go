@@ -29,6 +29,15 @@ func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "reading request body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	// Parse here, on the request's goroutine: the engine's loop only
+	// applies the result.
+	n.ServeInbound(w, r, ParseInbound(r.Header.Get("Content-Type"), body, n.cfg.Engine.Parse))
+}
+
+// ServeInbound answers an RMP POST whose body the caller has read and
+// parsed with ParseInbound under the node's parse options (a router that
+// looked at Inbound.GroupID first), as ServeHTTP would.
+func (n *Node) ServeInbound(w http.ResponseWriter, r *http.Request, in *Inbound) {
 	ch := make(chan Answer, 1)
 	n.mu.Lock()
 	n.token++
@@ -40,10 +49,7 @@ func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		delete(n.answers, tok)
 		n.mu.Unlock()
 	}
-	// Parse here, on the request's goroutine: the engine's loop only
-	// applies the result.
-	in := ParseInbound(r.Header.Get("Content-Type"), body, n.cfg.Engine.Parse)
-	err = n.enqueue(r.Context(), input{fn: func(e *Engine, now time.Time) any {
+	err := n.enqueue(r.Context(), input{fn: func(e *Engine, now time.Time) any {
 		e.ReceiveInbound(now, tok, in)
 		return nil
 	}})

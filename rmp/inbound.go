@@ -42,6 +42,25 @@ func ParseInbound(contentType string, body []byte, opts soap.ParseOptions) *Inbo
 	return in
 }
 
+// GroupID is the first groupId the request names: its reliable message's,
+// else its first RM-Reply's, else its first poll reference's; "" when it
+// names none or could not be read. A router that spreads groups over
+// nodes reads it (the request is then served with Node.ServeInbound).
+func (in *Inbound) GroupID() string {
+	env := in.env
+	switch {
+	case env == nil || in.ctErr != nil:
+		return ""
+	case env.Request != nil:
+		return env.Request.MessageID.GroupID
+	case env.Response != nil && len(env.Response.Replies) > 0:
+		return env.Response.Replies[0].GroupID
+	case env.PollRequest != nil && len(env.PollRequest.Refs) > 0:
+		return env.PollRequest.Refs[0].GroupID
+	}
+	return ""
+}
+
 // Receive processes one inbound HTTP POST to the RMP endpoint: a reliable
 // message, a PollRequest, an RM-Reply for the sending side (a callback, or
 // acks piggy-backed on a message), or several of these in one envelope. Its

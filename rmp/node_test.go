@@ -1,6 +1,7 @@
 package rmp
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
@@ -385,4 +387,54 @@ func TestNodeCountsCommits(t *testing.T) {
 		require.NoError(t, err)
 		require.GreaterOrEqual(t, m.Commits, m0.Commits+uint64(i+1), "after Submit %d", i+1)
 	}
+}
+
+// TestServeInboundAfterRouting: a router reads Inbound.GroupID of a parsed
+// request (a reliable message, an RM-Reply, a PollRequest; nothing for a
+// body that is not SOAP) and hands the same parse to ServeInbound, which
+// answers and delivers as ServeHTTP does.
+func TestServeInboundAfterRouting(t *testing.T) {
+	rc := newCollector()
+	n, err := Open(nodeConfig("r", memstore.New(memstore.Options{}), rc))
+	require.NoError(t, err)
+	defer n.Close(context.Background())
+	var routed []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		require.NoError(t, err)
+		in := ParseInbound(r.Header.Get("Content-Type"), body, soap.ParseOptions{})
+		routed = append(routed, in.GroupID())
+		n.ServeInbound(w, r, in)
+	}))
+	defer srv.Close()
+
+	req := &soap.Request{
+		MessageID:    soap.MessageID{GroupID: "urn:routed", Sequence: &soap.SequenceNum{Number: 0}},
+		ExpiryTime:   time.Now().Add(time.Hour).UTC().Truncate(time.Second),
+		ReplyPattern: soap.ReplyPattern{Value: group.ReplyResponse},
+		Flags:        group.Flags{AckRequested: true},
+	}
+	env, err := soap.AppendRequestEnvelope(nil, soap.SOAP11, req, []byte(`<p:b xmlns:p="urn:p">m0</p:b>`))
+	require.NoError(t, err)
+	resp, err := http.Post(srv.URL, soap.ContentTypeSOAP11, bytes.NewReader(env))
+	require.NoError(t, err)
+	ack, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, string(ack), `groupId="urn:routed"`)
+	rc.waitFor(t, "the delivery", func() bool { return len(rc.delivered) == 1 })
+	require.Contains(t, rc.delivered[0], ">m0</p:b>")
+	require.NotContains(t, rc.delivered[0], "MessageId", "delivered without its wsrm header")
+
+	poll, err := soap.AppendEnvelope(nil, soap.SOAP11, soap.Headers{PollRequest: &soap.PollRequest{
+		Refs: []soap.RefToMessageIds{{GroupID: "urn:polled"}}}}, faults.Extended, nil)
+	require.NoError(t, err)
+	resp, err = http.Post(srv.URL, soap.ContentTypeSOAP11, bytes.NewReader(poll))
+	require.NoError(t, err)
+	resp.Body.Close()
+	resp, err = http.Post(srv.URL, soap.ContentTypeSOAP11, strings.NewReader("not xml"))
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusInternalServerError, resp.StatusCode, "a malformed envelope is a SOAP Fault")
+	require.Equal(t, []string{"urn:routed", "urn:polled", ""}, routed)
 }

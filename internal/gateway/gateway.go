@@ -239,12 +239,20 @@ func engineConfig(c *Config, instance string) rmp.Config {
 			Limits:          lim,
 		},
 		Dialect: dialect,
-		Parse:   soap.ParseOptions{MaxBytes: clampInt(c.MaxBody), MaxDepth: c.MaxDepth},
+		Parse:   parseOptions(c),
 		ReplyTo: c.PublicURL + "/rmp",
 	}
 }
 
 func clampInt(v int64) int { return int(min(v, math.MaxInt32)) }
+
+// parseOptions are the envelope limits of -max-body and -max-depth, for
+// the nodes and for routing.
+func parseOptions(c *Config) soap.ParseOptions {
+	return soap.ParseOptions{MaxBytes: clampInt(c.MaxBody), MaxDepth: c.MaxDepth}
+}
+
+func (g *Gateway) parseOptions() soap.ParseOptions { return parseOptions(&g.cfg) }
 
 // instanceID reads the data directory's instance id, creating it on first
 // use: group ids embed it, so they stay unique across instances (R05).

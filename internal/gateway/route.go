@@ -10,7 +10,6 @@ import (
 	"strconv"
 
 	"github.com/wsrkit/wsrkit/rmp"
-	"github.com/wsrkit/wsrkit/soap"
 )
 
 // With -store etcd a request about one group goes to the node of the
@@ -156,7 +155,10 @@ func (g *Gateway) handleRMP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	shard, ok := g.inboundShard(r, body)
+	// Parsed once: the groupId picks the shard and the same parse is
+	// served there; only a forwarded request is parsed again by its holder.
+	in := rmp.ParseInbound(r.Header.Get("Content-Type"), body, g.parseOptions())
+	shard, ok := g.inboundShard(r, in)
 	if !ok {
 		ns := g.nodes()
 		if len(ns) == 0 {
@@ -166,32 +168,20 @@ func (g *Gateway) handleRMP(w http.ResponseWriter, r *http.Request) {
 		shard = ns[0].shard
 	}
 	g.onShard(w, r, body, shard, func(n *rmp.Node) {
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		n.ServeHTTP(w, r)
+		n.ServeInbound(w, r, in)
 	})
 }
 
-// inboundShard is the shard an RMP request belongs to; ok false when it
+// inboundShard is the shard an RMP request belongs to: ?shard= (a callback
+// to a shard node's ReplyTo), else its first groupId; ok false when it
 // names none (malformed, or no wsrm header).
-func (g *Gateway) inboundShard(r *http.Request, body []byte) (int, bool) {
+func (g *Gateway) inboundShard(r *http.Request, in *rmp.Inbound) (int, bool) {
 	if v := r.URL.Query().Get(shardParam); v != "" {
 		if s, err := strconv.Atoi(v); err == nil && s >= 0 && s < g.cfg.Shards {
 			return s, true
 		}
 	}
-	env, err := soap.Parse(body, soap.ParseOptions{MaxBytes: clampInt(g.cfg.MaxBody), MaxDepth: g.cfg.MaxDepth})
-	if err != nil {
-		return 0, false
-	}
-	var gid string
-	switch {
-	case env.Request != nil:
-		gid = env.Request.MessageID.GroupID
-	case env.Response != nil && len(env.Response.Replies) > 0:
-		gid = env.Response.Replies[0].GroupID
-	case env.PollRequest != nil && len(env.PollRequest.Refs) > 0:
-		gid = env.PollRequest.Refs[0].GroupID
-	}
+	gid := in.GroupID()
 	if gid == "" {
 		return 0, false
 	}
