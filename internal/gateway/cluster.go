@@ -40,7 +40,7 @@ type cluster struct {
 	stores []*etcdstore.Store // per shard, unfenced, on base's client
 	// open starts the node of a shard on its fenced store; dropped runs
 	// after a shard's node closed.
-	open    func(shard int, instance string, st store.Store) (*rmp.Node, error)
+	open    func(shard int, instance string, st store.Store, f fence) (*rmp.Node, error)
 	dropped func(shard int, cluster string)
 
 	lost   chan error
@@ -66,7 +66,7 @@ type heldShard struct {
 // setting, starts the lease, announces self and takes a first share of the
 // shards before it returns.
 func openCluster(ctx context.Context, cfg *Config, log *slog.Logger, self string,
-	open func(int, string, store.Store) (*rmp.Node, error), dropped func(int, string)) (*cluster, error) {
+	open func(int, string, store.Store, fence) (*rmp.Node, error), dropped func(int, string)) (*cluster, error) {
 	base, err := etcdstore.Open(etcdstore.Options{
 		Endpoints:      cfg.EtcdEndpoints,
 		RequestTimeout: cfg.EtcdTimeout, // one bound for dialing and for each request
@@ -242,7 +242,7 @@ func (c *cluster) claim(ctx context.Context, i int) error {
 		return err
 	}
 	st := &fencedStore{Store: c.stores[i].Stamped(cl), lost: c.report}
-	n, err := c.open(i, shardInstance(c.id, i), st)
+	n, err := c.open(i, shardInstance(c.id, i), st, c.fence(i, cl))
 	if err != nil {
 		rctx, cancel := context.WithTimeout(context.Background(), c.cfg.EtcdTimeout)
 		defer cancel()
@@ -256,6 +256,11 @@ func (c *cluster) claim(ctx context.Context, i int) error {
 	c.mu.Unlock()
 	c.log.Info("holding shard", "node", c.cfg.NodeID, "shard", i, "revision", cl.Revision)
 	return nil
+}
+
+// fence is what guards shard i's deliveries under claim cl.
+func (c *cluster) fence(i int, cl etcdstore.Claim) fence {
+	return fence{token: strconv.Itoa(i) + "/" + strconv.FormatInt(cl.Revision, 10), alive: c.owner.Alive}
 }
 
 // restartFailed restarts, under the same claim, each shard node that a
@@ -283,7 +288,7 @@ func (c *cluster) restartFailed(ctx context.Context) error {
 		}
 		c.stores[i].Close()
 		c.stores[i] = s
-		n, err := c.open(i, shardInstance(c.id, i), &fencedStore{Store: s.Stamped(h.claim), lost: c.report})
+		n, err := c.open(i, shardInstance(c.id, i), &fencedStore{Store: s.Stamped(h.claim), lost: c.report}, c.fence(i, h.claim))
 		if err != nil {
 			return errors.Join(fmt.Errorf("restarting shard %d: %w", i, err), c.owner.In(s).Release(ctx, h.claim))
 		}

@@ -39,6 +39,9 @@ func (c *httpConsumer) Deliver(ctx context.Context, d rmp.Delivery) ([]byte, err
 	if d.Ref.HasNumber {
 		req.Header.Set(HeaderSequenceNumber, strconv.FormatUint(d.Ref.Number, 10))
 	}
+	if t := fenceToken(ctx); t != "" {
+		req.Header.Set(HeaderFence, t)
+	}
 	resp, err := c.client.Do(req)
 	if err != nil {
 		return nil, err

@@ -148,7 +148,7 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 		return nil, fmt.Errorf("opening store: %w", err)
 	}
 	g.kill = func() { st.Close() }
-	g.single, err = g.openNode(st, inst, cfg.PublicURL+"/rmp")
+	g.single, err = g.openNode(st, inst, cfg.PublicURL+"/rmp", g.consume)
 	if err != nil {
 		st.Close()
 		g.records.close()
@@ -158,9 +158,10 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 	return g, nil
 }
 
-// openNode starts a node on st whose sending RMP is instance and whose
-// RM-Replies under Callback come to replyTo.
-func (g *Gateway) openNode(st store.Store, instance, replyTo string) (*rmp.Node, error) {
+// openNode starts a node on st whose sending RMP is instance, whose
+// RM-Replies under Callback come to replyTo and whose deliveries go to
+// consume.
+func (g *Gateway) openNode(st store.Store, instance, replyTo string, consume rmp.Consumer) (*rmp.Node, error) {
 	ec := engineConfig(&g.cfg, instance)
 	ec.ReplyTo = replyTo
 	return rmp.Open(rmp.NodeConfig{
@@ -168,7 +169,7 @@ func (g *Gateway) openNode(st store.Store, instance, replyTo string) (*rmp.Node,
 		Store:      st,
 		Transport:  g.opts.Transport,
 		Clock:      g.clk,
-		Consumer:   g.consume,
+		Consumer:   consume,
 		Outcomes:   g.outcome,
 		Logger:     g.opts.Logger,
 		RetryDelay: g.cfg.RetryInterval,
@@ -177,12 +178,14 @@ func (g *Gateway) openNode(st store.Store, instance, replyTo string) (*rmp.Node,
 }
 
 // openShard starts the node of a shard this instance just claimed. Its
-// callbacks name the shard (?shard=), so they route without parsing.
-func (g *Gateway) openShard(shard int, instance string, st store.Store) (*rmp.Node, error) {
+// callbacks name the shard (?shard=), so they route without parsing; its
+// deliveries are guarded by the claim's fence.
+func (g *Gateway) openShard(shard int, instance string, st store.Store, f fence) (*rmp.Node, error) {
 	if g.opts.WrapShardStore != nil {
 		st = g.opts.WrapShardStore(shard, st)
 	}
-	return g.openNode(st, instance, g.cfg.PublicURL+"/rmp?"+shardParam+"="+strconv.Itoa(shard))
+	return g.openNode(st, instance, g.cfg.PublicURL+"/rmp?"+shardParam+"="+strconv.Itoa(shard),
+		&fencedConsumer{Consumer: g.consume, fence: f})
 }
 
 // dropShard forgets the inbox entries of a shard handed over: its new

@@ -35,6 +35,8 @@ type Owner struct {
 	kv      clientv3.KV
 	watcher clientv3.Watcher
 	node    string
+	timeout time.Duration // one etcd request (the store's)
+	live    *liveness
 }
 
 // Claim is a name held by an Owner. Revision (the ownership key's
@@ -78,6 +80,8 @@ func NewOwner(s *Store, node string, ttl time.Duration) (*Owner, error) {
 		kv:      namespace.NewKV(s.client.KV, s.prefix),
 		watcher: namespace.NewWatcher(s.client.Watcher, s.prefix),
 		node:    node,
+		timeout: s.timeout,
+		live:    &liveness{},
 	}, nil
 }
 
