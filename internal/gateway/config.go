@@ -154,7 +154,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var((*endpoints)(&c.EtcdEndpoints), "etcd-endpoints", "etcd client addresses host:port,… (with -store etcd)")
 	fs.StringVar(&c.EtcdPrefix, "etcd-prefix", c.EtcdPrefix, "etcd key namespace shared by the gateways of one deployment")
 	fs.DurationVar(&c.EtcdTimeout, "etcd-timeout", c.EtcdTimeout, "bound on dialing -etcd-endpoints and on each etcd request (a commit past it stops the node)")
-	fs.StringVar(&c.NodeID, "node-id", c.NodeID, "this instance's name in the etcd shard claims, unique per instance (default the host name)")
+	fs.StringVar(&c.NodeID, "node-id", c.NodeID, "this instance's name in the etcd shard claims, unique per instance")
 	fs.DurationVar(&c.LeaseTTL, "lease-ttl", c.LeaseTTL, "etcd lease: the others take over a dead instance's shards within about this long")
 	fs.IntVar(&c.Shards, "shards", c.Shards, "shards the groups are spread over (-store etcd); the same on every instance")
 	fs.StringVar(&c.AdvertiseURL, "advertise-url", c.AdvertiseURL, "this instance's own base URL, for requests the others forward to it (default http://<listen>)")
