@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wsrkit/wsrkit/internal/gateway"
+	"github.com/wsrkit/wsrkit/internal/lbtest"
 	"github.com/wsrkit/wsrkit/store/etcdstore/etcdtest"
 )
 
@@ -88,49 +89,6 @@ func (h *handOffs) distinct() int {
 	return n
 }
 
-// balancer spreads requests over the live instances round robin, as a
-// load balancer with health checks would; an instance that does not
-// answer within its client's timeout gives 503 (no ack: the sender
-// resends, R36).
-type balancer struct {
-	mu   sync.Mutex
-	urls []string
-	next int
-}
-
-var balancerClient = &http.Client{Timeout: time.Second}
-
-func (b *balancer) remove(u string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for i, x := range b.urls {
-		if x == u {
-			b.urls = append(b.urls[:i], b.urls[i+1:]...)
-			return
-		}
-	}
-}
-
-func (b *balancer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	b.mu.Lock()
-	u := b.urls[b.next%len(b.urls)]
-	b.next++
-	b.mu.Unlock()
-	req, _ := http.NewRequest(r.Method, u+r.URL.RequestURI(), bytes.NewReader(body))
-	req.Header = r.Header.Clone()
-	resp, err := balancerClient.Do(req)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusServiceUnavailable)
-		return
-	}
-	defer resp.Body.Close()
-	answer, _ := io.ReadAll(resp.Body)
-	w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
-	w.WriteHeader(resp.StatusCode)
-	w.Write(answer)
-}
-
 // TestServeProcessPausedPastLease is the partition fault with a real
 // paused process (D8, R92): two `wsrkit serve -store etcd` processes on a
 // 3-member embedded etcd share 4 shards and receive ordered exactly-once
@@ -162,7 +120,7 @@ func TestServeProcessPausedPastLease(t *testing.T) {
 	holders := shardHolders(t, etcd, "/pp/", shards)
 	t.Logf("shard holders %v", holders)
 
-	lb := &balancer{urls: []string{a.url, b.url}}
+	lb := lbtest.New(time.Second, a.url, b.url)
 	front := httptest.NewServer(lb)
 	t.Cleanup(front.Close)
 	sender := startServe(t, "-data", t.TempDir(), "-retry-interval", "100ms", "-retry-max-interval", "300ms", "-max-retries", "1000")
@@ -219,7 +177,7 @@ func TestServeProcessPausedPastLease(t *testing.T) {
 	a.signal(t, syscall.SIGSTOP)
 	stoppedAt := time.Now()
 	close(sink.release)
-	lb.remove(a.url)
+	lb.Remove(a.url)
 	for k := 4; k <= 5; k++ {
 		for _, key := range keys {
 			send(key, k)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wsrkit/wsrkit/internal/benchkit"
+	"github.com/wsrkit/wsrkit/internal/lbtest"
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/store"
 	"github.com/wsrkit/wsrkit/store/etcdstore/etcdtest"
@@ -45,7 +46,7 @@ func BenchmarkGateways(b *testing.B) {
 			}))
 			defer sink.Close()
 			var commits atomic.Int64
-			fr := &front{}
+			fr := lbtest.New(2 * time.Second)
 			prefix := fmt.Sprintf("/bench/%s/%d/", tc.name, b.N)
 			var gws []*Server
 			for i := range tc.n {
@@ -61,7 +62,7 @@ func BenchmarkGateways(b *testing.B) {
 				}
 				defer s.Shutdown(b.Context())
 				gws = append(gws, s)
-				fr.urls = append(fr.urls, s.URL())
+				fr.Add(s.URL())
 			}
 			if tc.etcd { // wait for the spread: 16 shards, counts within one
 				for deadline := time.Now().Add(30 * time.Second); ; {

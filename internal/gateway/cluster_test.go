@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/wsrkit/wsrkit/internal/lbtest"
 	"github.com/wsrkit/wsrkit/store/etcdstore/etcdtest"
 )
 
@@ -54,50 +55,6 @@ func (d *deliveries) distinct() int {
 		n += len(seen)
 	}
 	return n
-}
-
-// frontClient bounds a forwarded exchange as a load balancer does: a
-// frozen gateway's exchanges end in 503, and the sender resends.
-var frontClient = &http.Client{Timeout: 2 * time.Second}
-
-// front spreads RMP traffic over the live gateways of a cluster, round
-// robin, as a load balancer would; a dead one answers 503.
-type front struct {
-	mu   sync.Mutex
-	urls []string
-	next int
-}
-
-func (f *front) remove(u string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for i, x := range f.urls {
-		if x == u {
-			f.urls = append(f.urls[:i], f.urls[i+1:]...)
-		}
-	}
-}
-
-func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	f.mu.Lock()
-	u := f.urls[f.next%len(f.urls)]
-	f.next++
-	f.mu.Unlock()
-	req, _ := http.NewRequest(r.Method, u+r.URL.RequestURI(), bytes.NewReader(body))
-	req.Header.Set("Content-Type", r.Header.Get("Content-Type"))
-	resp, err := frontClient.Do(req)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusServiceUnavailable)
-		return
-	}
-	defer resp.Body.Close()
-	answer, _ := io.ReadAll(resp.Body)
-	if ct := resp.Header.Get("Content-Type"); ct != "" {
-		w.Header().Set("Content-Type", ct)
-	}
-	w.WriteHeader(resp.StatusCode)
-	w.Write(answer)
 }
 
 func clusterConfig(t *testing.T, eps []string, node, deliver string) Config {
@@ -170,12 +127,12 @@ func TestClusterFailover(t *testing.T) {
 	consumer := httptest.NewServer(sink)
 	defer consumer.Close()
 	var gws []*Server
-	fr := &front{}
+	fr := lbtest.New(2 * time.Second)
 	for i := range 3 {
 		s, err := Start(clusterConfig(t, etcd.Endpoints, fmt.Sprintf("gw%d", i), consumer.URL), Options{})
 		require.NoError(t, err)
 		gws = append(gws, s)
-		fr.urls = append(fr.urls, s.URL())
+		fr.Add(s.URL())
 	}
 	killed := map[int]bool{}
 	defer func() {
@@ -223,7 +180,7 @@ func TestClusterFailover(t *testing.T) {
 	// after the TTL, and gw0 and gw2 take its shards over.
 	gws[1].Kill()
 	killed[1] = true
-	fr.remove(gws[1].URL())
+	fr.Remove(gws[1].URL())
 	submitWave(3, 6)
 	require.Eventually(t, func() bool { return sink.distinct() >= 4*groups }, 30*time.Second, 20*time.Millisecond)
 	// Stop one etcd member mid-stream.

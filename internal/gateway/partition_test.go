@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/wsrkit/wsrkit/internal/lbtest"
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/store"
 	"github.com/wsrkit/wsrkit/store/etcdstore"
@@ -86,7 +87,7 @@ func TestClusterPartition(t *testing.T) {
 	require.NoError(t, err)
 	defer b.Shutdown(t.Context())
 	require.Eventually(t, func() bool { return len(a.nodes()) == 2 && len(b.nodes()) == 2 }, 20*time.Second, 20*time.Millisecond)
-	fr := &front{urls: []string{a.URL()}}
+	fr := lbtest.New(2*time.Second, a.URL())
 	lb := httptest.NewServer(fr)
 	defer lb.Close()
 
@@ -118,9 +119,8 @@ func TestClusterPartition(t *testing.T) {
 		t.Fatal("a did not report losing its lease")
 	}
 	require.Eventually(t, func() bool { return len(b.nodes()) == 4 }, 10*time.Second, 20*time.Millisecond)
-	fr.mu.Lock()
-	fr.urls = []string{b.URL()}
-	fr.mu.Unlock()
+	fr.Remove(a.URL())
+	fr.Add(b.URL())
 	require.Eventually(t, func() bool {
 		for _, id := range ids {
 			var ms MessageStatus
