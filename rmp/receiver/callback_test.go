@@ -53,3 +53,29 @@ func wantLines(t *testing.T, got, want []string, what string) {
 		t.Fatalf("%s: got %q, want %q", what, got, want)
 	}
 }
+
+// TestDeleteFaultPushedPastExpiry_D13: an operator deletes an ordered group
+// under Callback a moment before its held message expires while the URL
+// waits on an earlier POST. The GroupAborted fault goes out once that POST
+// is answered, after the ExpiryTime, because a fault is pushed for
+// FaultRetention like every other (sim seed 3012187 lost it: the delete
+// kept it only until the ExpiryTime).
+func TestDeleteFaultPushedPastExpiry_D13(t *testing.T) {
+	h := newHarness(t, Config{FaultRetention: hr})
+	h.holdCB = true
+	h.msg(seq("g", 1, ordered, cb("http://a/cb"), exp(10*sec))) // held: 0 is missing
+	h.log = nil
+	h.at(9 * sec)
+	h.process(h.r.Abort(h.now, "g"))
+	h.at(11 * sec) // the message's ExpiryTime has passed
+	h.answerCB(true)
+	var got []string
+	for _, l := range h.log {
+		if strings.HasPrefix(l, "callback ") {
+			got = append(got, l)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "GroupAborted") {
+		t.Fatalf("callbacks after the in-flight POST was answered past the expiry: %q; want the GroupAborted fault", got)
+	}
+}

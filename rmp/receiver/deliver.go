@@ -171,7 +171,11 @@ func (r *Receiver) discardUntil(now time.Time, g *gstate, n uint64, until time.T
 			fr.reported = false // D13: carried by the next Response of the group
 			g.more().unreported++
 		case group.ReplyCallback:
-			r.callbackUntil(g.replyURL(), it, until)
+			// D13: pushed for FaultRetention at least, as every fault is,
+			// even when the state's own retention (an operator delete:
+			// the latest ExpiryTime) ends sooner; the outbox entry does
+			// not need the group.
+			r.callbackUntil(g.replyURL(), it, latest(until, now.Add(r.cfg.FaultRetention)))
 		}
 	}
 	g.putFault(n, fr)
