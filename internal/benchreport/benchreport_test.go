@@ -54,6 +54,7 @@ func TestMarkdownGoalsAndRatios(t *testing.T) {
 	// Median of the same-round ratios 0.45 and 0.775, against the 0.75 goal.
 	require.Contains(t, md, "| end to end (pebble) / ceiling pipeline, msg/s, groups=64 | **0.61** | 0.45, 0.78 | ≥ 0.75: **not met** (0.82× of the goal) |")
 	require.Contains(t, md, "| 1,837 B | ≤ 512 B: **not met** (3.59× the goal) |")
+	require.Contains(t, md, "| 1,005 B | ≤ 512 B: **not met** (1.96× the goal) |", "the sending side has the same goal")
 	require.Contains(t, md, "| 0.65 s | ≤ 2 s: met |")
 	require.Contains(t, md, "| pebble, 64 | 2,450 | 31,663 |")
 	require.Contains(t, md, "| raw net/http round trip, 1 | – |")
