@@ -46,6 +46,11 @@ type Options struct {
 	MemTableSize uint64
 	// Limits bound batches and keys; zero fields take their defaults.
 	Limits store.Limits
+	// DeadlineCacheEntries bounds the cache of generations' deadlines that
+	// spares Apply a pebble read per deadline change (about 100 B per entry
+	// plus its key, see deadlineCache); 0 means
+	// DefaultDeadlineCacheEntries, a negative value disables the cache.
+	DeadlineCacheEntries int
 	// Logger receives pebble's informational and error lines; nil drops the
 	// informational ones and sends errors to the standard log package.
 	Logger Logger
@@ -69,6 +74,8 @@ type Store struct {
 	// locks serialise the batches that read and replace the same
 	// generation's deadline; other batches commit concurrently.
 	locks kvplan.KeyLocks
+	// deadlines caches committed reverse deadline entries; nil: disabled.
+	deadlines *deadlineCache
 
 	mu   sync.Mutex
 	cond sync.Cond
@@ -110,7 +117,7 @@ func Open(opts Options) (s *Store, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("pebblestore: open %s: %w", opts.Dir, err)
 	}
-	s = &Store{db: db, lim: opts.Limits, fatal: fatal}
+	s = &Store{db: db, lim: opts.Limits, fatal: fatal, deadlines: newDeadlineCache(opts.DeadlineCacheEntries)}
 	s.cond.L = &s.mu
 	return s, nil
 }
@@ -167,13 +174,11 @@ func (s *Store) Apply(batch []group.Mutation) (err error) {
 	defer s.locks.Unlock(keys)
 	b := s.db.NewBatch()
 	defer b.Close()
-	if err := kvplan.Translate(batch, s.lim, s.read, batchWriter{b}); err != nil {
+	finals, err := kvplan.TranslateFinal(batch, s.lim, s.readDeadline, batchWriter{b})
+	if err != nil {
 		return err
 	}
-	if err := b.Commit(pebble.Sync); err != nil {
-		return fmt.Errorf("pebblestore: commit: %w", err)
-	}
-	return nil
+	return s.commit(b, keys, finals)
 }
 
 // read returns a copy of the value under an engine key.

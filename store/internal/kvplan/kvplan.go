@@ -30,10 +30,39 @@ type Writer interface {
 // The caller must keep the deadlines of the generations named by
 // LockKeys(batch) from changing between the reads and the commit of w.
 func Translate(batch []group.Mutation, lim store.Limits, read Reader, w Writer) error {
-	if err := lim.CheckBatch(batch); err != nil {
-		return err
+	_, err := translate(batch, lim, read, w)
+	return err
+}
+
+// Final is the deadline a generation's reverse entry holds once a batch is
+// committed: At is its EncodeInstant value; Has is false when it has none.
+type Final struct {
+	Rev string // store.DeadlineRevKey of the generation
+	At  uint64
+	Has bool
+}
+
+// TranslateFinal is Translate, and also returns the final deadline of every
+// generation named by LockKeys(batch), in the order the batch first names
+// them: what a store may cache once w is committed.
+func TranslateFinal(batch []group.Mutation, lim store.Limits, read Reader, w Writer) ([]Final, error) {
+	t, err := translate(batch, lim, read, w)
+	if err != nil {
+		return nil, err
 	}
-	t := translator{read: read, w: w}
+	out := make([]Final, len(t.order))
+	for i, rev := range t.order {
+		d := t.overlay[rev]
+		out[i] = Final{Rev: rev, At: d.u, Has: d.has}
+	}
+	return out, nil
+}
+
+func translate(batch []group.Mutation, lim store.Limits, read Reader, w Writer) (*translator, error) {
+	if err := lim.CheckBatch(batch); err != nil {
+		return nil, err
+	}
+	t := &translator{read: read, w: w}
 	for _, m := range batch {
 		k := m.Key
 		id := group.ID{GroupID: k.GroupID, Generation: k.Generation}
@@ -59,10 +88,10 @@ func Translate(batch []group.Mutation, lim store.Limits, read Reader, w Writer) 
 			err = t.setDeadline(k.Role, id, d)
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return t, nil
 }
 
 // deadline is a generation's deadline as an EncodeInstant value; has is
@@ -75,23 +104,34 @@ type deadline struct {
 type translator struct {
 	read Reader
 	w    Writer
-	// overlay: deadlines as left by earlier mutations of this batch, keyed
-	// by reverse-entry key.
+	// overlay: deadlines as read or left by earlier mutations of this
+	// batch, keyed by reverse-entry key; order: its keys, first read first.
 	overlay map[string]deadline
+	order   []string
 }
 
+// current returns the deadline of rev, reading it once per batch.
 func (t *translator) current(rev []byte) (deadline, error) {
 	if d, ok := t.overlay[string(rev)]; ok {
 		return d, nil
 	}
 	v, ok, err := t.read(rev)
-	if err != nil || !ok {
+	if err != nil {
 		return deadline{}, err
 	}
-	if len(v) != 8 {
-		return deadline{}, fmt.Errorf("%w: deadline entry %x holds %d bytes", store.ErrCorrupt, rev, len(v))
+	var d deadline
+	if ok {
+		if len(v) != 8 {
+			return deadline{}, fmt.Errorf("%w: deadline entry %x holds %d bytes", store.ErrCorrupt, rev, len(v))
+		}
+		d = deadline{u: binary.BigEndian.Uint64(v), has: true}
 	}
-	return deadline{u: binary.BigEndian.Uint64(v), has: true}, nil
+	if t.overlay == nil {
+		t.overlay = make(map[string]deadline)
+	}
+	t.overlay[string(rev)] = d
+	t.order = append(t.order, string(rev))
+	return d, nil
 }
 
 // setDeadline replaces the deadline of generation id with d, deleting the
@@ -105,10 +145,7 @@ func (t *translator) setDeadline(role group.Role, id group.ID, d deadline) error
 	if old == d {
 		return nil
 	}
-	if t.overlay == nil {
-		t.overlay = make(map[string]deadline)
-	}
-	t.overlay[string(rev)] = d
+	t.overlay[string(rev)] = d // present: current recorded it
 	if old.has {
 		if err := t.w.Delete(store.DeadlineKey(old.u, role, id)); err != nil {
 			return err
