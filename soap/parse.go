@@ -91,21 +91,9 @@ func Parse(b []byte, o ParseOptions) (*Envelope, error) {
 			"envelope is larger than "+itoa(uint64(o.MaxBytes))+" bytes")
 	}
 	b = bytes.TrimPrefix(b, utf8BOM)
-	doc := etree.NewDocument()
-	doc.ReadSettings = etree.ReadSettings{
-		CharsetReader:          refuseCharset,
-		MaxDepth:               o.MaxDepth,
-		PreserveDuplicateAttrs: true, // checkTokens refuses duplicates
-	}
-	if err := doc.ReadFromBytes(b); err != nil {
-		switch {
-		case errors.Is(err, etree.ErrMaxDepth):
-			return nil, faults.New(faults.InvalidRequest, "soap.limit.depth",
-				"XML nesting is deeper than "+itoa(uint64(o.MaxDepth)))
-		case errors.Is(err, errEncoding):
-			return nil, faults.New(faults.InvalidRequest, "soap.xml.encoding", err.Error())
-		}
-		return nil, faults.New(faults.InvalidRequest, "soap.xml.malformed", "not well-formed XML: "+err.Error())
+	doc, err := readDocument(b, o)
+	if err != nil {
+		return nil, err
 	}
 	if err := checkDocument(doc, o); err != nil {
 		return nil, err
@@ -129,6 +117,33 @@ func Parse(b []byte, o ParseOptions) (*Envelope, error) {
 		return env, err
 	}
 	return env, nil
+}
+
+// readDocument builds the document of b: with readFast when it can, else
+// with etree's reader, whose errors become faults.
+func readDocument(b []byte, o ParseOptions) (*etree.Document, error) {
+	settings := etree.ReadSettings{
+		CharsetReader:          refuseCharset,
+		MaxDepth:               o.MaxDepth,
+		PreserveDuplicateAttrs: true, // checkTokens refuses duplicates
+	}
+	if doc := readFast(b, o.MaxDepth, o.MaxAttributes); doc != nil {
+		doc.ReadSettings = settings
+		return doc, nil
+	}
+	doc := etree.NewDocument()
+	doc.ReadSettings = settings
+	if err := doc.ReadFromBytes(b); err != nil {
+		switch {
+		case errors.Is(err, etree.ErrMaxDepth):
+			return nil, faults.New(faults.InvalidRequest, "soap.limit.depth",
+				"XML nesting is deeper than "+itoa(uint64(o.MaxDepth)))
+		case errors.Is(err, errEncoding):
+			return nil, faults.New(faults.InvalidRequest, "soap.xml.encoding", err.Error())
+		}
+		return nil, faults.New(faults.InvalidRequest, "soap.xml.malformed", "not well-formed XML: "+err.Error())
+	}
+	return doc, nil
 }
 
 // checkDocument walks every token once: no DOCTYPE or other directive, no
