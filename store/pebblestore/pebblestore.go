@@ -47,8 +47,8 @@ type Options struct {
 	// Limits bound batches and keys; zero fields take their defaults.
 	Limits store.Limits
 	// DeadlineCacheEntries bounds the cache of generations' deadlines that
-	// spares Apply a pebble read per deadline change (about 100 B per entry
-	// plus its key, see deadlineCache); 0 means
+	// spares Apply a pebble read per deadline change (≈150 B per entry for
+	// a urn:uuid groupId, see deadlineCache); 0 means
 	// DefaultDeadlineCacheEntries, a negative value disables the cache.
 	DeadlineCacheEntries int
 	// Logger receives pebble's informational and error lines; nil drops the

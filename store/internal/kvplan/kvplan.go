@@ -129,8 +129,9 @@ func (t *translator) current(rev []byte) (deadline, error) {
 	if t.overlay == nil {
 		t.overlay = make(map[string]deadline)
 	}
-	t.overlay[string(rev)] = d
-	t.order = append(t.order, string(rev))
+	k := string(rev)
+	t.overlay[k] = d
+	t.order = append(t.order, k)
 	return d, nil
 }
 
