@@ -2,7 +2,6 @@ package rmp
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"time"
 )
@@ -19,7 +18,7 @@ func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the RMP endpoint takes POST only (R83)", http.StatusMethodNotAllowed)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, n.cfg.MaxBody))
+	body, err := readAllSized(http.MaxBytesReader(w, r.Body, n.cfg.MaxBody), r.ContentLength, n.cfg.MaxBody)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {

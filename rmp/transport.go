@@ -130,7 +130,7 @@ func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
 		return PostResult{}, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, t.cfg.MaxResponseBytes+1))
+	body, err := readAllSized(io.LimitReader(resp.Body, t.cfg.MaxResponseBytes+1), resp.ContentLength, t.cfg.MaxResponseBytes)
 	if err != nil {
 		return PostResult{}, err
 	}

@@ -1,8 +1,6 @@
 package soap
 
 import (
-	"unicode/utf8"
-
 	"github.com/beevik/etree"
 )
 
@@ -19,9 +17,11 @@ import (
 // the one etree would build (FuzzReadFast compares them token by token).
 //
 // It exists because the etree reader costs most of an accepted message's
-// CPU (BENCHMARKS.md "## soap").
+// CPU (BENCHMARKS.md "## soap"). Elements and text tokens come from slabs,
+// and each element's children and attributes are gathered first and
+// stored in slices of their exact size.
 func readFast(b []byte, maxDepth, maxAttrs int) *etree.Document {
-	r := fastReader{b: b, maxDepth: maxDepth, maxAttrs: maxAttrs}
+	r := fastReader{b: b, maxDepth: maxDepth, maxAttrs: maxAttrs, slab: min(max(len(b)/64, 8), 128)}
 	doc := etree.NewDocument()
 	if !r.document(&doc.Element) {
 		return nil
@@ -29,14 +29,31 @@ func readFast(b []byte, maxDepth, maxAttrs int) *etree.Document {
 	return doc
 }
 
-// fastReader is one readFast call: the input, the position and a scratch
-// buffer for text with references.
+// fastReader is one readFast call.
 type fastReader struct {
 	b                  []byte
 	i                  int
 	maxDepth, maxAttrs int
-	scratch            []byte
-	stack              []*etree.Element
+	scratch            []byte        // decoded text
+	attrs              []pendingAttr // of the start tag being read
+	kids               []etree.Token // children of the open elements, innermost last
+	open               []openElement
+	slab               int             // tokens per slab allocation
+	els                []etree.Element // slabs: the document's tokens
+	texts              []etree.CharData
+	tokSlab            []etree.Token
+	attrSlab           []etree.Attr
+	names              [8]string // recently read names not in internTable
+	nameNext           int
+}
+
+type pendingAttr struct{ space, key, value string }
+
+// openElement is an element whose end tag is still to come; its children
+// so far are kids[start:].
+type openElement struct {
+	el    *etree.Element
+	start int
 }
 
 // document reads the whole input into doc: prolog, one root, epilogue.
@@ -54,14 +71,16 @@ func (r *fastReader) document(doc *etree.Element) bool {
 			if !ok || !isSpaceNoCRString(s) {
 				return false
 			}
-			doc.AddChild(newText(s))
+			doc.AddChild(r.newText(s))
 			continue
 		}
 		switch {
 		case hasPrefixAt(r.b, r.i, "<!--"):
-			if !r.comment(doc) {
+			c, ok := r.comment()
+			if !ok {
 				return false
 			}
+			doc.AddChild(c)
 		case r.i+1 < len(r.b) && isNameStart(r.b[r.i+1]):
 			if roots++; roots > 1 || !r.element(doc) {
 				return false
@@ -155,65 +174,91 @@ func isUTF8Name(v []byte) bool {
 	return len(v) == 5 && v[0]|0x20 == 'u' && v[1]|0x20 == 't' && v[2]|0x20 == 'f' && v[3] == '-' && v[4] == '8'
 }
 
-// element reads one element and everything in it, iteratively, into
-// parent.
-func (r *fastReader) element(parent *etree.Element) bool {
-	r.stack = append(r.stack[:0], parent)
+// element reads the root element and everything in it, iteratively, and
+// adds it to doc.
+func (r *fastReader) element(doc *etree.Element) bool {
+	r.open, r.kids = r.open[:0], r.kids[:0]
 	for {
 		if r.i >= len(r.b) {
 			return false
 		}
-		top := r.stack[len(r.stack)-1]
 		if r.b[r.i] != '<' {
 			s, ok := r.text()
 			if !ok {
 				return false
 			}
-			top.AddChild(newText(s))
+			r.kids = append(r.kids, r.newText(s))
 			continue
 		}
 		if r.i+1 >= len(r.b) {
 			return false
 		}
+		var tok etree.Token
+		ok := true
 		switch c := r.b[r.i+1]; {
 		case c == '/':
-			if len(r.stack) == 1 || !r.endTag(top) {
+			top := r.open[len(r.open)-1]
+			if !r.endTag(top.el) {
 				return false
 			}
-			r.stack = r.stack[:len(r.stack)-1]
-			if len(r.stack) == 1 {
+			r.adopt(top.el, r.kids[top.start:])
+			r.kids, r.open = r.kids[:top.start], r.open[:len(r.open)-1]
+			if len(r.open) == 0 {
+				doc.AddChild(top.el)
 				return true
 			}
-		case c == '!':
-			switch {
-			case hasPrefixAt(r.b, r.i, "<!--"):
-				if !r.comment(top) {
-					return false
-				}
-			case hasPrefixAt(r.b, r.i, "<![CDATA["):
-				if !r.cdata(top) {
-					return false
-				}
-			default:
-				return false
-			}
+			continue
+		case hasPrefixAt(r.b, r.i, "<!--"):
+			tok, ok = r.comment()
+		case hasPrefixAt(r.b, r.i, "<![CDATA["):
+			tok, ok = r.cdata()
 		case isNameStart(c):
-			if len(r.stack) > r.maxDepth {
+			// etree's limit counts the document as one level.
+			if len(r.open)+1 > r.maxDepth {
 				return false
 			}
 			el, empty, ok := r.startTag()
-			if !ok {
+			switch {
+			case !ok:
 				return false
-			}
-			top.AddChild(el)
-			if !empty {
-				r.stack = append(r.stack, el)
-			} else if len(r.stack) == 1 {
+			case empty && len(r.open) == 0:
+				doc.AddChild(el)
 				return true
+			case empty:
+				r.kids = append(r.kids, el)
+			default:
+				if len(r.open) > 0 {
+					r.kids = append(r.kids, el)
+				}
+				r.open = append(r.open, openElement{el: el, start: len(r.kids)})
 			}
+			continue
 		default:
 			return false
 		}
+		if !ok {
+			return false
+		}
+		r.kids = append(r.kids, tok)
+	}
+}
+
+// adopt makes kids the children of el, in a slice of their exact size
+// cut from a slab (full slice expressions: a later append by the caller
+// reallocates rather than writing into a neighbour).
+func (r *fastReader) adopt(el *etree.Element, kids []etree.Token) {
+	n := len(kids)
+	if n == 0 {
+		return
+	}
+	if len(r.tokSlab)+n > cap(r.tokSlab) {
+		r.tokSlab = make([]etree.Token, 0, max(n, 4*r.slab))
+	}
+	at := len(r.tokSlab)
+	el.Child = r.tokSlab[at : at : at+n]
+	r.tokSlab = r.tokSlab[:at+n]
+	for _, k := range kids {
+		el.AddChild(k)
 	}
 }
 
@@ -224,8 +269,7 @@ func (r *fastReader) startTag() (el *etree.Element, empty, ok bool) {
 	if !ok {
 		return nil, false, false
 	}
-	el = etree.NewElement(local)
-	el.Space = space
+	r.attrs = r.attrs[:0]
 	for {
 		r.skipSpace()
 		if r.i >= len(r.b) {
@@ -234,20 +278,20 @@ func (r *fastReader) startTag() (el *etree.Element, empty, ok bool) {
 		switch r.b[r.i] {
 		case '>':
 			r.i++
-			return el, false, true
+			return r.newElement(space, local), false, true
 		case '/':
 			if r.i+1 >= len(r.b) || r.b[r.i+1] != '>' {
 				return nil, false, false
 			}
 			r.i += 2
-			return el, true, true
+			return r.newElement(space, local), true, true
 		}
 		aspace, akey, ok := r.name()
-		if !ok || len(el.Attr) >= r.maxAttrs {
+		if !ok || len(r.attrs) >= r.maxAttrs {
 			return nil, false, false
 		}
-		for _, a := range el.Attr {
-			if a.Space == aspace && a.Key == akey {
+		for _, a := range r.attrs {
+			if a.space == aspace && a.key == akey {
 				return nil, false, false // Parse refuses repeats; etree's reader says why
 			}
 		}
@@ -261,12 +305,55 @@ func (r *fastReader) startTag() (el *etree.Element, empty, ok bool) {
 		if !ok {
 			return nil, false, false
 		}
-		if aspace == "" {
-			el.CreateAttr(akey, v)
-		} else {
-			el.CreateAttr(aspace+":"+akey, v)
+		r.attrs = append(r.attrs, pendingAttr{aspace, akey, v})
+	}
+}
+
+// newElement is an element from the slab with the pending attributes, in
+// a slice of their exact size.
+func (r *fastReader) newElement(space, local string) *etree.Element {
+	if len(r.els) == cap(r.els) {
+		r.els = make([]etree.Element, 0, r.slab)
+	}
+	r.els = r.els[:len(r.els)+1]
+	el := &r.els[len(r.els)-1]
+	el.Space, el.Tag = space, local
+	el.Child = make([]etree.Token, 0) // as etree's: empty, not nil
+	if n := len(r.attrs); n > 0 {
+		if len(r.attrSlab)+n > cap(r.attrSlab) {
+			r.attrSlab = make([]etree.Attr, 0, max(n, r.slab))
+		}
+		at := len(r.attrSlab)
+		el.Attr = r.attrSlab[at : at : at+n]
+		r.attrSlab = r.attrSlab[:at+n]
+	} else {
+		el.Attr = make([]etree.Attr, 0)
+	}
+	for _, a := range r.attrs {
+		if a.space == "" || r.hasUnprefixed(a.key) {
+			// CreateAttr("x") would replace an unprefixed x.
+			el.CreateAttr(joinName(a.space, a.key), a.value)
+			continue
+		}
+		el.CreateAttr(a.key, a.value).Space = a.space
+	}
+	return el
+}
+
+func (r *fastReader) hasUnprefixed(key string) bool {
+	for _, a := range r.attrs {
+		if a.space == "" && a.key == key {
+			return true
 		}
 	}
+	return false
+}
+
+func joinName(space, key string) string {
+	if space == "" {
+		return key
+	}
+	return space + ":" + key
 }
 
 // endTag reads `</name>` at r.i; it must close top.
@@ -284,300 +371,58 @@ func (r *fastReader) endTag(top *etree.Element) bool {
 	return true
 }
 
-// name reads an ASCII XML name with at most one colon, neither first nor
-// last, as interned strings where possible.
-func (r *fastReader) name() (space, local string, ok bool) {
-	s, l, ok := r.nameBytes()
-	if !ok {
-		return "", "", false
-	}
-	return intern(s), intern(l), true
-}
-
-func (r *fastReader) nameBytes() (space, local []byte, ok bool) {
-	start, colon := r.i, -1
-	for r.i < len(r.b) && isNameByte(r.b[r.i]) {
-		if r.b[r.i] == ':' {
-			if colon >= 0 {
-				return nil, nil, false
-			}
-			colon = r.i
-		}
-		r.i++
-	}
-	// A byte ≥ 0x80 would continue the name for encoding/xml.
-	if r.i == start || r.i < len(r.b) && r.b[r.i] >= utf8.RuneSelf || !isNameStart(r.b[start]) {
-		return nil, nil, false
-	}
-	if colon < 0 {
-		return nil, r.b[start:r.i], true
-	}
-	if colon == start || colon == r.i-1 || !isNameStart(r.b[colon+1]) {
-		return nil, nil, false
-	}
-	return r.b[start:colon], r.b[colon+1 : r.i], true
-}
-
-// attrValue reads a quoted value; '<' in it is malformed.
-func (r *fastReader) attrValue() (string, bool) {
-	if r.i >= len(r.b) || r.b[r.i] != '"' && r.b[r.i] != '\'' {
-		return "", false
-	}
-	q := r.b[r.i]
-	r.i++
-	start := r.i
-	plain := true
-	for {
-		if r.i >= len(r.b) {
-			return "", false
-		}
-		c := r.b[r.i]
-		if c == q {
-			break
-		}
-		switch {
-		case c == '<' || c == '\r':
-			return "", false
-		case c == '&':
-			plain = false
-			r.i++
-		case c < 0x20 && c != '\t' && c != '\n':
-			return "", false
-		case c >= utf8.RuneSelf:
-			n, ok := validRune(r.b[r.i:])
-			if !ok {
-				return "", false
-			}
-			r.i += n
-		default:
-			r.i++
-		}
-	}
-	raw := r.b[start:r.i]
-	r.i++
-	if plain {
-		return string(raw), true
-	}
-	return r.decode(raw)
-}
-
-// text reads character data up to the next '<' or the end.
-func (r *fastReader) text() (string, bool) {
-	start := r.i
-	plain := true
-	for r.i < len(r.b) {
-		c := r.b[r.i]
-		switch {
-		case c == '<':
-			return r.textValue(r.b[start:r.i], plain)
-		case c == '&':
-			plain = false
-			r.i++
-		case c == ']':
-			if hasPrefixAt(r.b, r.i, "]]>") {
-				return "", false
-			}
-			r.i++
-		case c == '\r' || c < 0x20 && c != '\t' && c != '\n':
-			return "", false
-		case c >= utf8.RuneSelf:
-			n, ok := validRune(r.b[r.i:])
-			if !ok {
-				return "", false
-			}
-			r.i += n
-		default:
-			r.i++
-		}
-	}
-	return r.textValue(r.b[start:], plain)
-}
-
-func (r *fastReader) textValue(raw []byte, plain bool) (string, bool) {
-	if plain {
-		return internSpace(raw), true
-	}
-	return r.decode(raw)
-}
-
-// decode replaces the references in raw; any other '&' is malformed.
-func (r *fastReader) decode(raw []byte) (string, bool) {
-	out := r.scratch[:0]
-	for i := 0; i < len(raw); {
-		c := raw[i]
-		if c != '&' {
-			out = append(out, c)
-			i++
-			continue
-		}
-		semi := -1
-		for j := i + 1; j < len(raw) && j < i+12; j++ {
-			if raw[j] == ';' {
-				semi = j
-				break
-			}
-		}
-		if semi < 0 {
-			return "", false
-		}
-		ref := raw[i+1 : semi]
-		switch string(ref) {
-		case "lt":
-			out = append(out, '<')
-		case "gt":
-			out = append(out, '>')
-		case "amp":
-			out = append(out, '&')
-		case "apos":
-			out = append(out, '\'')
-		case "quot":
-			out = append(out, '"')
-		default:
-			ch, ok := charRef(ref)
-			if !ok {
-				return "", false
-			}
-			out = utf8.AppendRune(out, ch)
-		}
-		i = semi + 1
-	}
-	r.scratch = out
-	return string(out), true
-}
-
-// charRef decodes the "#N" or "#xH" of a numeric reference to a character
-// XML allows (no surrogates, which encoding/xml would turn into U+FFFD).
-func charRef(ref []byte) (rune, bool) {
-	if len(ref) < 2 || ref[0] != '#' {
-		return 0, false
-	}
-	digits, base := ref[1:], rune(10)
-	if digits[0] == 'x' {
-		digits, base = digits[1:], 16
-	}
-	if len(digits) == 0 || len(digits) > 8 {
-		return 0, false
-	}
-	var n rune
-	for _, d := range digits {
-		var v rune
-		switch {
-		case '0' <= d && d <= '9':
-			v = rune(d - '0')
-		case base == 16 && 'a' <= d && d <= 'f':
-			v = rune(d-'a') + 10
-		case base == 16 && 'A' <= d && d <= 'F':
-			v = rune(d-'A') + 10
-		default:
-			return 0, false
-		}
-		n = n*base + v
-	}
-	inRange := n == 0x09 || n == 0x0A || n == 0x0D || n >= 0x20 && n <= 0xD7FF ||
-		n >= 0xE000 && n <= 0xFFFD || n >= 0x10000 && n <= 0x10FFFF
-	return n, inRange
-}
-
 // comment reads `<!--…-->` at r.i; "--" may only end it. Only printable
 // ASCII and white space other than '\r' are taken.
-func (r *fastReader) comment(parent *etree.Element) bool {
+func (r *fastReader) comment() (etree.Token, bool) {
 	start := r.i + 4
 	end := indexAt(r.b, start, "--")
 	if end < 0 || end+2 >= len(r.b) || r.b[end+2] != '>' {
-		return false
+		return nil, false
 	}
 	for _, c := range r.b[start:end] {
-		if c >= utf8.RuneSelf || c < 0x20 && c != '\t' && c != '\n' {
-			return false
+		if c >= 0x80 || c < 0x20 && c != '\t' && c != '\n' {
+			return nil, false
 		}
 	}
-	parent.AddChild(etree.NewComment(string(r.b[start:end])))
 	r.i = end + 3
-	return true
+	return etree.NewComment(string(r.b[start:end])), true
 }
 
 // cdata reads `<![CDATA[…]]>` at r.i as text (etree keeps no CDATA flag
 // when reading without PreserveCData).
-func (r *fastReader) cdata(parent *etree.Element) bool {
+func (r *fastReader) cdata() (etree.Token, bool) {
 	start := r.i + len("<![CDATA[")
 	end := indexAt(r.b, start, "]]>")
 	if end < 0 {
-		return false
+		return nil, false
 	}
 	for i := start; i < end; {
 		c := r.b[i]
 		switch {
 		case c == '\r' || c < 0x20 && c != '\t' && c != '\n':
-			return false
-		case c >= utf8.RuneSelf:
+			return nil, false
+		case c >= 0x80:
 			n, ok := validRune(r.b[i:])
 			if !ok {
-				return false
+				return nil, false
 			}
 			i += n
 		default:
 			i++
 		}
 	}
-	parent.AddChild(newText(internSpace(r.b[start:end])))
 	r.i = end + 3
-	return true
+	return r.newText(internSpace(r.b[start:end])), true
 }
 
-// newText is a CharData flagged as white space the way etree's reader
-// flags it.
-func newText(s string) *etree.CharData {
-	c := etree.NewText(s)
+// newText is a text token from the slab, flagged as white space the way
+// etree's reader flags it.
+func (r *fastReader) newText(s string) *etree.CharData {
+	if len(r.texts) == cap(r.texts) {
+		r.texts = make([]etree.CharData, 0, r.slab)
+	}
+	r.texts = r.texts[:len(r.texts)+1]
+	c := &r.texts[len(r.texts)-1]
 	c.SetData(s)
 	return c
-}
-
-// validRune is the length of the UTF-8 character at b[0] when it is valid
-// and a character XML allows.
-func validRune(b []byte) (int, bool) {
-	ch, n := utf8.DecodeRune(b)
-	if ch == utf8.RuneError && n <= 1 {
-		return 0, false
-	}
-	return n, ch <= 0xD7FF || ch >= 0xE000 && ch <= 0xFFFD || ch >= 0x10000 && ch <= 0x10FFFF
-}
-
-func (r *fastReader) skipSpace() {
-	for r.i < len(r.b) && (r.b[r.i] == ' ' || r.b[r.i] == '\t' || r.b[r.i] == '\n') {
-		r.i++
-	}
-}
-
-// isSpaceNoCR is XML white space without '\r', which readFast leaves to
-// etree's reader.
-func isSpaceNoCR(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
-
-func isSpaceNoCRString(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !isSpaceNoCR(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func isNameStart(c byte) bool { return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || c == '_' }
-
-func isNameByte(c byte) bool {
-	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' ||
-		c == '_' || c == ':' || c == '.' || c == '-'
-}
-
-func hasPrefixAt(b []byte, i int, p string) bool {
-	return i <= len(b) && len(b)-i >= len(p) && string(b[i:i+len(p)]) == p
-}
-
-// indexAt is the index of p in b at or after i, or -1.
-func indexAt(b []byte, i int, p string) int {
-	for j := i; j+len(p) <= len(b); j++ {
-		if b[j] == p[0] && string(b[j:j+len(p)]) == p {
-			return j
-		}
-	}
-	return -1
 }

@@ -1,0 +1,268 @@
+package soap
+
+// The lexical half of readFast: names, attribute values, text and
+// references, each checked the way encoding/xml checks them; anything
+// readFast does not model makes it decline.
+
+import "unicode/utf8"
+
+// name reads an ASCII XML name with at most one colon, neither first nor
+// last, as interned strings where possible.
+func (r *fastReader) name() (space, local string, ok bool) {
+	s, l, ok := r.nameBytes()
+	if !ok {
+		return "", "", false
+	}
+	return r.intern(s), r.intern(l), true
+}
+
+// intern is the package's intern, then a look among the last names read
+// (a body repeats its own prefixes and names).
+func (r *fastReader) intern(b []byte) string {
+	if s, ok := internTable[string(b)]; ok {
+		return s
+	}
+	for _, s := range r.names {
+		if s == string(b) {
+			return s
+		}
+	}
+	s := string(b)
+	r.names[r.nameNext] = s
+	r.nameNext = (r.nameNext + 1) % len(r.names)
+	return s
+}
+
+func (r *fastReader) nameBytes() (space, local []byte, ok bool) {
+	start, colon := r.i, -1
+	for r.i < len(r.b) && isNameByte(r.b[r.i]) {
+		if r.b[r.i] == ':' {
+			if colon >= 0 {
+				return nil, nil, false
+			}
+			colon = r.i
+		}
+		r.i++
+	}
+	// A byte ≥ 0x80 would continue the name for encoding/xml.
+	if r.i == start || r.i < len(r.b) && r.b[r.i] >= utf8.RuneSelf || !isNameStart(r.b[start]) {
+		return nil, nil, false
+	}
+	if colon < 0 {
+		return nil, r.b[start:r.i], true
+	}
+	if colon == start || colon == r.i-1 || !isNameStart(r.b[colon+1]) {
+		return nil, nil, false
+	}
+	return r.b[start:colon], r.b[colon+1 : r.i], true
+}
+
+// attrValue reads a quoted value; '<' in it is malformed.
+func (r *fastReader) attrValue() (string, bool) {
+	if r.i >= len(r.b) || r.b[r.i] != '"' && r.b[r.i] != '\'' {
+		return "", false
+	}
+	q := r.b[r.i]
+	r.i++
+	start := r.i
+	plain := true
+	for {
+		if r.i >= len(r.b) {
+			return "", false
+		}
+		c := r.b[r.i]
+		if c == q {
+			break
+		}
+		switch {
+		case c == '<' || c == '\r':
+			return "", false
+		case c == '&':
+			plain = false
+			r.i++
+		case c < 0x20 && c != '\t' && c != '\n':
+			return "", false
+		case c >= utf8.RuneSelf:
+			n, ok := validRune(r.b[r.i:])
+			if !ok {
+				return "", false
+			}
+			r.i += n
+		default:
+			r.i++
+		}
+	}
+	raw := r.b[start:r.i]
+	r.i++
+	if plain {
+		return string(raw), true
+	}
+	return r.decode(raw)
+}
+
+// text reads character data up to the next '<' or the end.
+func (r *fastReader) text() (string, bool) {
+	start := r.i
+	plain := true
+	for r.i < len(r.b) {
+		c := r.b[r.i]
+		switch {
+		case c == '<':
+			return r.textValue(r.b[start:r.i], plain)
+		case c == '&':
+			plain = false
+			r.i++
+		case c == ']':
+			if hasPrefixAt(r.b, r.i, "]]>") {
+				return "", false
+			}
+			r.i++
+		case c == '\r' || c < 0x20 && c != '\t' && c != '\n':
+			return "", false
+		case c >= utf8.RuneSelf:
+			n, ok := validRune(r.b[r.i:])
+			if !ok {
+				return "", false
+			}
+			r.i += n
+		default:
+			r.i++
+		}
+	}
+	return r.textValue(r.b[start:], plain)
+}
+
+func (r *fastReader) textValue(raw []byte, plain bool) (string, bool) {
+	if plain {
+		return internSpace(raw), true
+	}
+	return r.decode(raw)
+}
+
+// decode replaces the references in raw; any other '&' is malformed.
+func (r *fastReader) decode(raw []byte) (string, bool) {
+	out := r.scratch[:0]
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c != '&' {
+			out = append(out, c)
+			i++
+			continue
+		}
+		semi := -1
+		for j := i + 1; j < len(raw) && j < i+12; j++ {
+			if raw[j] == ';' {
+				semi = j
+				break
+			}
+		}
+		if semi < 0 {
+			return "", false
+		}
+		ref := raw[i+1 : semi]
+		switch string(ref) {
+		case "lt":
+			out = append(out, '<')
+		case "gt":
+			out = append(out, '>')
+		case "amp":
+			out = append(out, '&')
+		case "apos":
+			out = append(out, '\'')
+		case "quot":
+			out = append(out, '"')
+		default:
+			ch, ok := charRef(ref)
+			if !ok {
+				return "", false
+			}
+			out = utf8.AppendRune(out, ch)
+		}
+		i = semi + 1
+	}
+	r.scratch = out
+	return string(out), true
+}
+
+// charRef decodes the "#N" or "#xH" of a numeric reference to a character
+// XML allows (no surrogates, which encoding/xml would turn into U+FFFD).
+func charRef(ref []byte) (rune, bool) {
+	if len(ref) < 2 || ref[0] != '#' {
+		return 0, false
+	}
+	digits, base := ref[1:], rune(10)
+	if digits[0] == 'x' {
+		digits, base = digits[1:], 16
+	}
+	if len(digits) == 0 || len(digits) > 8 {
+		return 0, false
+	}
+	var n rune
+	for _, d := range digits {
+		var v rune
+		switch {
+		case '0' <= d && d <= '9':
+			v = rune(d - '0')
+		case base == 16 && 'a' <= d && d <= 'f':
+			v = rune(d-'a') + 10
+		case base == 16 && 'A' <= d && d <= 'F':
+			v = rune(d-'A') + 10
+		default:
+			return 0, false
+		}
+		n = n*base + v
+	}
+	inRange := n == 0x09 || n == 0x0A || n == 0x0D || n >= 0x20 && n <= 0xD7FF ||
+		n >= 0xE000 && n <= 0xFFFD || n >= 0x10000 && n <= 0x10FFFF
+	return n, inRange
+}
+
+// validRune is the length of the UTF-8 character at b[0] when it is valid
+// and a character XML allows.
+func validRune(b []byte) (int, bool) {
+	ch, n := utf8.DecodeRune(b)
+	if ch == utf8.RuneError && n <= 1 {
+		return 0, false
+	}
+	return n, ch <= 0xD7FF || ch >= 0xE000 && ch <= 0xFFFD || ch >= 0x10000 && ch <= 0x10FFFF
+}
+
+func (r *fastReader) skipSpace() {
+	for r.i < len(r.b) && (r.b[r.i] == ' ' || r.b[r.i] == '\t' || r.b[r.i] == '\n') {
+		r.i++
+	}
+}
+
+// isSpaceNoCR is XML white space without '\r', which readFast leaves to
+// etree's reader.
+func isSpaceNoCR(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
+
+func isSpaceNoCRString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isSpaceNoCR(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isNameStart(c byte) bool { return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || c == '_' }
+
+func isNameByte(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' ||
+		c == '_' || c == ':' || c == '.' || c == '-'
+}
+
+func hasPrefixAt(b []byte, i int, p string) bool {
+	return i <= len(b) && len(b)-i >= len(p) && string(b[i:i+len(p)]) == p
+}
+
+// indexAt is the index of p in b at or after i, or -1.
+func indexAt(b []byte, i int, p string) int {
+	for j := i; j+len(p) <= len(b); j++ {
+		if b[j] == p[0] && string(b[j:j+len(p)]) == p {
+			return j
+		}
+	}
+	return -1
+}
