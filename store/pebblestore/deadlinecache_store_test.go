@@ -1,6 +1,7 @@
 package pebblestore
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -71,7 +72,7 @@ func checkCoherent(t *testing.T, what string, c *deadlineCache, disk *Store) {
 		}
 		var want []byte
 		if e.has {
-			want = []byte{byte(e.at >> 56), byte(e.at >> 48), byte(e.at >> 40), byte(e.at >> 32), byte(e.at >> 24), byte(e.at >> 16), byte(e.at >> 8), byte(e.at)}
+			want = binary.BigEndian.AppendUint64(nil, e.at)
 		}
 		if ok != e.has || string(v) != string(want) {
 			t.Fatalf("%s: cache holds %x = (%d, %v); disk holds %x (present %v)", what, e.key, e.at, e.has, v, ok)
@@ -192,7 +193,7 @@ func TestDeadlineCacheMatchesUncached(t *testing.T) {
 // ends at its last deadline, and every cached entry is the one on disk.
 // Run with -race.
 func TestDeadlineCacheConcurrentEviction(t *testing.T) {
-	const workers, rounds = 6, 150
+	const workers, rounds = 6, 400
 	s := memStore(t, NewMemFS(), 2)
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
