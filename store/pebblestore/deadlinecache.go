@@ -29,12 +29,12 @@ const DefaultDeadlineCacheEntries = 4096
 type deadlineCache struct {
 	mu    sync.Mutex
 	max   int
-	index map[string]int32 // key → its slot in ring
+	index map[string]int // key → its slot in ring
 	// ring: the slots, appended up to max, then reused by the CLOCK hand;
 	// a slot with key "" is free (no reverse key is empty), and listed in
 	// free.
 	ring []cacheSlot
-	free []int32
+	free []int
 	hand int
 	// hits and misses count get's answers (tests, benchmarks).
 	hits, misses uint64
@@ -57,7 +57,7 @@ func newDeadlineCache(n int) *deadlineCache {
 	case n == 0:
 		n = DefaultDeadlineCacheEntries
 	}
-	return &deadlineCache{max: n, index: make(map[string]int32)}
+	return &deadlineCache{max: n, index: make(map[string]int)}
 }
 
 // get returns the cached deadline of key; ok is false on a miss.
@@ -93,7 +93,7 @@ func (c *deadlineCache) put(finals []kvplan.Final) {
 		}
 		i := c.victim()
 		c.ring[i] = cacheSlot{key: f.Rev, at: f.At, has: f.Has}
-		c.index[f.Rev] = int32(i)
+		c.index[f.Rev] = i
 	}
 }
 
@@ -104,7 +104,7 @@ func (c *deadlineCache) victim() int {
 	if n := len(c.free); n > 0 {
 		i := c.free[n-1]
 		c.free = c.free[:n-1]
-		return int(i)
+		return i
 	}
 	if len(c.ring) < c.max {
 		c.ring = append(c.ring, cacheSlot{})
