@@ -202,7 +202,7 @@ func (e *Engine) soapFault(token uint64, v soap.Version, f *faults.Fault) {
 
 func (e *Engine) answerEnvelope(token uint64, v soap.Version, resp *soap.Response, body []byte) {
 	// Codes from the receiver are already mapped through the dialect (D6).
-	b, err := soap.AppendEnvelope(nil, v, soap.Headers{Response: resp}, faults.Extended, body)
+	b, err := soap.AppendEnvelope(make([]byte, 0, replyEnvelopeSize(resp, body)), v, soap.Headers{Response: resp}, faults.Extended, body)
 	if err != nil {
 		e.answerPlain(token, http.StatusInternalServerError, err.Error())
 		return

@@ -29,7 +29,7 @@ func (e *Engine) addReceiver(rd receiver.Ready) {
 	for _, cb := range rd.Callbacks {
 		resp := &soap.Response{Replies: appendReplies(nil, &cb.Reply)}
 		v := e.cfg.ReplyVersion
-		b, err := soap.AppendEnvelope(nil, v, soap.Headers{Response: resp}, faults.Extended, nil)
+		b, err := soap.AppendEnvelope(make([]byte, 0, replyEnvelopeSize(resp, nil)), v, soap.Headers{Response: resp}, faults.Extended, nil)
 		if err != nil {
 			// Only an empty reply fails to render, and the receiver never
 			// emits one (A14); report it as a failed POST so it is retried.
@@ -134,7 +134,8 @@ func (e *Engine) renderMessage(t *sender.Transmission) (Post, error) {
 	if h.ReplyTo != "" {
 		req.ReplyPattern.ReplyTo = &soap.ReplyTo{BareURI: h.ReplyTo}
 	}
-	b, err := soap.AppendRequestEnvelope(nil, v, req, body)
+	// The headers take well under 1 KiB beside the body: one allocation.
+	b, err := soap.AppendRequestEnvelope(make([]byte, 0, len(body)+len(h.GroupID)+len(h.ReplyTo)+1024), v, req, body)
 	if err != nil {
 		return Post{}, fmt.Errorf("rmp: render %s: %w", h.GroupID, err)
 	}

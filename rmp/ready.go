@@ -64,7 +64,7 @@ func (a Answer) WithBusinessResponse(body []byte) Answer {
 	if len(body) == 0 || !a.version.Valid() {
 		return a
 	}
-	b, err := soap.AppendEnvelope(nil, a.version, soap.Headers{Response: a.reply}, faults.Extended, body)
+	b, err := soap.AppendEnvelope(make([]byte, 0, replyEnvelopeSize(a.reply, body)), a.version, soap.Headers{Response: a.reply}, faults.Extended, body)
 	if err != nil {
 		return a
 	}

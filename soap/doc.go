@@ -2,8 +2,11 @@
 // carrying WS-Reliability 1.1 header blocks into plain Go structs, and writes
 // those header blocks, whole envelopes and SOAP Faults back as bytes.
 //
-// Reading uses github.com/beevik/etree and matches every element by namespace
-// URI and local name, never by prefix; QName values are resolved through the
+// Reading builds a github.com/beevik/etree document — for the plain shape
+// peers send, directly from the bytes (readFast, several times cheaper);
+// for anything else, DOCTYPEs, carriage returns and malformed input
+// included, with etree's own reader, which also words every error — and
+// matches every element by namespace URI and local name, never by prefix; QName values are resolved through the
 // in-scope namespace declarations (D4, R87). Problems in a received envelope
 // come back as *faults.Fault with a stable Rule label; when the message could
 // be identified (groupId, and number if any) the fault has ScopeMessage and

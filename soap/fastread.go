@@ -1,6 +1,8 @@
 package soap
 
 import (
+	"bytes"
+
 	"github.com/beevik/etree"
 )
 
@@ -21,7 +23,8 @@ import (
 // and each element's children and attributes are gathered first and
 // stored in slices of their exact size.
 func readFast(b []byte, maxDepth, maxAttrs int) *etree.Document {
-	r := fastReader{b: b, maxDepth: maxDepth, maxAttrs: maxAttrs, slab: min(max(len(b)/64, 8), 128)}
+	r := fastReader{b: b, maxDepth: maxDepth, maxAttrs: maxAttrs}
+	r.guess = countTokens(b)
 	doc := etree.NewDocument()
 	if !r.document(&doc.Element) {
 		return nil
@@ -38,7 +41,7 @@ type fastReader struct {
 	attrs              []pendingAttr // of the start tag being read
 	kids               []etree.Token // children of the open elements, innermost last
 	open               []openElement
-	slab               int             // tokens per slab allocation
+	guess              tokenCounts     // first slab sizes
 	els                []etree.Element // slabs: the document's tokens
 	texts              []etree.CharData
 	tokSlab            []etree.Token
@@ -251,12 +254,7 @@ func (r *fastReader) adopt(el *etree.Element, kids []etree.Token) {
 	if n == 0 {
 		return
 	}
-	if len(r.tokSlab)+n > cap(r.tokSlab) {
-		r.tokSlab = make([]etree.Token, 0, max(n, 4*r.slab))
-	}
-	at := len(r.tokSlab)
-	el.Child = r.tokSlab[at : at : at+n]
-	r.tokSlab = r.tokSlab[:at+n]
+	el.Child = take(&r.tokSlab, n, r.guess.elements+r.guess.texts)[:0:n]
 	for _, k := range kids {
 		el.AddChild(k)
 	}
@@ -312,20 +310,11 @@ func (r *fastReader) startTag() (el *etree.Element, empty, ok bool) {
 // newElement is an element from the slab with the pending attributes, in
 // a slice of their exact size.
 func (r *fastReader) newElement(space, local string) *etree.Element {
-	if len(r.els) == cap(r.els) {
-		r.els = make([]etree.Element, 0, r.slab)
-	}
-	r.els = r.els[:len(r.els)+1]
-	el := &r.els[len(r.els)-1]
+	el := &take(&r.els, 1, r.guess.elements)[0]
 	el.Space, el.Tag = space, local
 	el.Child = make([]etree.Token, 0) // as etree's: empty, not nil
 	if n := len(r.attrs); n > 0 {
-		if len(r.attrSlab)+n > cap(r.attrSlab) {
-			r.attrSlab = make([]etree.Attr, 0, max(n, r.slab))
-		}
-		at := len(r.attrSlab)
-		el.Attr = r.attrSlab[at : at : at+n]
-		r.attrSlab = r.attrSlab[:at+n]
+		el.Attr = take(&r.attrSlab, n, r.guess.attrs)[:0:n]
 	} else {
 		el.Attr = make([]etree.Attr, 0)
 	}
@@ -418,11 +407,48 @@ func (r *fastReader) cdata() (etree.Token, bool) {
 // newText is a text token from the slab, flagged as white space the way
 // etree's reader flags it.
 func (r *fastReader) newText(s string) *etree.CharData {
-	if len(r.texts) == cap(r.texts) {
-		r.texts = make([]etree.CharData, 0, r.slab)
-	}
-	r.texts = r.texts[:len(r.texts)+1]
-	c := &r.texts[len(r.texts)-1]
+	c := &take(&r.texts, 1, r.guess.texts)[0]
 	c.SetData(s)
+	return c
+}
+
+// take returns the next n slots of *slab (full slice expression: cap n).
+// A full slab is replaced by a new one of first slots, then twice the last
+// size (at most 4096), so a document wastes at most about half of what it
+// used, and one that is declined early has allocated little.
+func take[T any](slab *[]T, n, first int) []T {
+	s := *slab
+	if len(s)+n > cap(s) {
+		size := min(first, 512)
+		if cap(s) > 0 {
+			size = min(2*cap(s), 4096)
+		}
+		s = make([]T, 0, max(size, n))
+	}
+	at := len(s)
+	*slab = s[:at+n]
+	return s[at : at+n : at+n]
+}
+
+// tokenCounts are upper bounds on a document's tokens of each kind, to
+// size the first slabs: an element per '<' before a name, a text per '>'
+// not followed by '<' (and one at the start, one per CDATA section), an
+// attribute per '='.
+type tokenCounts struct{ elements, texts, attrs int }
+
+func countTokens(b []byte) tokenCounts {
+	c := tokenCounts{texts: 1, attrs: bytes.Count(b, []byte{'='})}
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '<':
+			if i+1 < len(b) && (isNameStart(b[i+1]) || b[i+1] == '!') {
+				c.elements++
+			}
+		case '>':
+			if i+1 < len(b) && b[i+1] != '<' {
+				c.texts++
+			}
+		}
+	}
 	return c
 }

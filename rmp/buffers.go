@@ -1,6 +1,13 @@
 package rmp
 
-import "io"
+// Buffer sizes chosen so that a message's bodies and envelopes are each
+// one allocation.
+
+import (
+	"io"
+
+	"github.com/wsrkit/wsrkit/soap"
+)
 
 // readAllSized is io.ReadAll with the first buffer sized from the
 // request's or response's Content-Length (when it is within limit), so a
@@ -26,4 +33,17 @@ func readAllSized(r io.Reader, hint, limit int64) ([]byte, error) {
 			b = append(b, 0)[:len(b)]
 		}
 	}
+}
+
+// replyEnvelopeSize is a buffer size that holds an envelope with resp and
+// body in one allocation: the envelope and its tags are about 400 bytes,
+// each reply about 150 beside its group id, each range about 60.
+func replyEnvelopeSize(resp *soap.Response, body []byte) int {
+	n := 512 + len(body)
+	if resp != nil {
+		for _, r := range resp.Replies {
+			n += 160 + len(r.GroupID) + 64*len(r.Ranges)
+		}
+	}
+	return n
 }
