@@ -43,6 +43,7 @@ type Engine struct {
 	send *sender.Sender
 
 	rd      Ready // accumulated, not yet handed over
+	spare   Ready // emptied slices handed back by Recycle, for the next rd
 	metrics Metrics
 
 	// Renderings that failed, reported back as failed exchanges by the
@@ -124,7 +125,32 @@ func (e *Engine) Ready() Ready {
 // effects are dropped. Effects added after that Ready call are dropped too,
 // so callers take Ready and Advance with no input in between.
 func (e *Engine) Advance() {
-	e.rd = Ready{}
+	e.rd, e.spare = e.spare, Ready{}
+}
+
+// Recycle hands back a Ready, taken earlier and since applied in full, of
+// which the caller keeps nothing (values copied out are fine): later
+// Readies reuse its slices instead of growing new ones. Optional; a Ready
+// must be recycled at most once.
+func (e *Engine) Recycle(rd Ready) {
+	into := &e.spare
+	if e.rd.empty() {
+		into = &e.rd // nothing accumulated yet: use it at once
+	}
+	if cap(rd.Persist)+cap(rd.Sends) <= cap(into.Persist)+cap(into.Sends) {
+		return
+	}
+	// Emptied, so that recycled slices keep nothing alive.
+	clear(rd.Persist)
+	clear(rd.Answers)
+	clear(rd.Sends)
+	clear(rd.Deliver)
+	clear(rd.Notify)
+	clear(rd.Events)
+	*into = Ready{
+		Persist: rd.Persist[:0], Answers: rd.Answers[:0], Sends: rd.Sends[:0],
+		Deliver: rd.Deliver[:0], Notify: rd.Notify[:0], Events: rd.Events[:0],
+	}
 }
 
 // Metrics returns the counters so far.

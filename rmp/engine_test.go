@@ -321,3 +321,36 @@ func TestEngineRefusesBadSubmissions(t *testing.T) {
 	require.False(t, s.e.HasReady(), "a refused submission changes nothing")
 	_ = receiver.DeliveryRef{}
 }
+
+// TestEngineRecycle: a recycled Ready's slices carry the next Ready's
+// effects, emptied first (no stale mutation behind the new ones), and the
+// Ready handed over before stays as it was until recycled.
+func TestEngineRecycle(t *testing.T) {
+	e, err := LoadEngine(engineConfig("s1"), memstore.New(memstore.Options{}))
+	require.NoError(t, err)
+	for i := range 3 {
+		_, err := e.Submit(epoch, submission(fmt.Sprintf("k%d", i), i, false))
+		require.NoError(t, err)
+	}
+	first := e.Ready()
+	e.Advance()
+	require.Greater(t, len(first.Persist), 3)
+	kept := append([]group.Mutation(nil), first.Persist...)
+
+	_, err = e.Submit(epoch, submission("other", 9, false))
+	require.NoError(t, err)
+	second := e.Ready()
+	require.Equal(t, kept, first.Persist, "a Ready handed over is not reused before Recycle")
+	e.Advance()
+
+	e.Recycle(first)
+	require.Zero(t, first.Persist[len(first.Persist)-1], "recycled slices are emptied")
+	_, err = e.Submit(epoch, submission("again", 10, false))
+	require.NoError(t, err)
+	third := e.Ready()
+	require.Same(t, &first.Persist[:1][0], &third.Persist[:1][0], "the recycled backing array is reused")
+	require.Len(t, third.Persist, len(second.Persist), "only the new submission's mutations")
+	for _, m := range third.Persist {
+		require.NotEqual(t, kept[len(kept)-1], m)
+	}
+}

@@ -124,6 +124,7 @@ type Node struct {
 	closeErr  error
 
 	commits    chan commitJob // loop → committer; closed when the loop ends
+	spares     chan Ready     // committer → loop: applied Readies to recycle
 	committed  atomic.Uint64  // store batches committed by the committer
 	commitDone chan struct{}  // closed when the committer ends
 	failed     chan struct{}  // closed on a store failure
@@ -198,6 +199,7 @@ func Open(cfg NodeConfig) (*Node, error) {
 	}
 	n.fbSignal = make(chan struct{}, 1)
 	n.commits = make(chan commitJob, 4)
+	n.spares = make(chan Ready, 1)
 	n.commitDone = make(chan struct{})
 	n.failed = make(chan struct{})
 	n.ctx, n.cancel = context.WithCancel(context.Background())
@@ -462,6 +464,11 @@ func (n *Node) handOff(batch []input, results []any) {
 	if n.eng.HasReady() {
 		job.rd = n.eng.Ready()
 		n.eng.Advance()
+		select {
+		case rd := <-n.spares:
+			n.eng.Recycle(rd)
+		default:
+		}
 	}
 	if job.rd.empty() && len(batch) == 0 {
 		return
@@ -516,6 +523,13 @@ func (n *Node) commitLoop() {
 					in.reply <- jobs[i].results[k]
 				}
 			}
+			// Nothing of the Ready is kept past release (values were
+			// copied out), so the engine may reuse its slices.
+			select {
+			case n.spares <- jobs[i].rd:
+			default:
+			}
+			jobs[i] = commitJob{}
 		}
 	}
 }

@@ -14,7 +14,8 @@ import (
 
 // addReceiver takes a receiver Ready into the accumulated one. The
 // receiver's slices are valid only until its next call, so what is kept is
-// copied; replies are rendered to bytes at once.
+// copied (delivery payloads excepted: they outlive it); replies are
+// rendered to bytes at once.
 func (e *Engine) addReceiver(rd receiver.Ready) {
 	for _, m := range rd.Persist {
 		if m.Value != nil {
@@ -23,7 +24,7 @@ func (e *Engine) addReceiver(rd receiver.Ready) {
 		e.rd.Persist = append(e.rd.Persist, m)
 	}
 	for _, d := range rd.Deliver {
-		d.Payload = append([]byte(nil), d.Payload...)
+		// The payload is immutable and outlives the call (receiver.Delivery).
 		e.rd.Deliver = append(e.rd.Deliver, Delivery{Delivery: d})
 	}
 	for _, cb := range rd.Callbacks {

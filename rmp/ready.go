@@ -112,7 +112,9 @@ type Outbound struct {
 }
 
 // Delivery is a message for the consumer: the envelope as received, with
-// its wsrm header blocks removed.
+// its wsrm header blocks removed. Payload is shared with the receiving
+// RMP's state (a retry hands out the same bytes): read it, copy it, never
+// modify it.
 type Delivery struct {
 	receiver.Delivery
 }

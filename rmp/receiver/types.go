@@ -54,8 +54,12 @@ type DeliveryRef struct {
 
 // Delivery is a message handed to the consumer (R47).
 type Delivery struct {
-	Ref     DeliveryRef
-	Expiry  time.Time
+	Ref    DeliveryRef
+	Expiry time.Time
+	// Payload is the message's payload as the Receiver keeps it (the
+	// Message.Payload it was given, or a copy read at load): unlike the
+	// other slices of a Ready it stays valid after the next call, and no
+	// one may modify it.
 	Payload []byte
 	// Attempt counts hand-offs of this copy, 1 for the first.
 	Attempt int
