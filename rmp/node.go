@@ -199,7 +199,7 @@ func Open(cfg NodeConfig) (*Node, error) {
 	}
 	n.fbSignal = make(chan struct{}, 1)
 	n.commits = make(chan commitJob, 4)
-	n.spares = make(chan Ready, 1)
+	n.spares = make(chan Ready, 8)
 	n.commitDone = make(chan struct{})
 	n.failed = make(chan struct{})
 	n.ctx, n.cancel = context.WithCancel(context.Background())

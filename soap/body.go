@@ -83,13 +83,11 @@ func (e *Envelope) BodyContent() []byte {
 func (e *Envelope) WithoutWSRM() ([]byte, error) {
 	// Written from shallow copies of the root and the Header, not from a
 	// deep copy of the document: this runs for every delivered message.
-	var buf bytes.Buffer
-	buf.Grow(e.size)
-	ws := &etree.WriteSettings{}
+	out := make([]byte, 0, e.size)
 	root := e.Doc.Root()
 	for _, t := range e.Doc.Child {
 		if el, ok := t.(*etree.Element); !ok || el != root || e.Header == nil {
-			t.WriteTo(&buf, ws)
+			out = appendToken(out, t)
 			continue
 		}
 		r := *root
@@ -104,9 +102,9 @@ func (e *Envelope) WithoutWSRM() ([]byte, error) {
 			}
 			r.Child = append(r.Child, c)
 		}
-		r.WriteTo(&buf, ws)
+		out = appendElement(out, &r)
 	}
-	return buf.Bytes(), nil
+	return out, nil
 }
 
 // withoutWSRMBlocks returns a shallow copy of the Header h without its
