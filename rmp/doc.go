@@ -21,7 +21,9 @@
 //  1. Apply Persist to the store as one atomic, synced batch before anything
 //     else. Every acknowledgement, delivery and outcome in the same Ready
 //     relies on it (D8: an ack means accepted and durably stored; R21: a
-//     message is stored before its first transmission; D27).
+//     message is stored before its first transmission; D27). A Ready with
+//     none of those (and no caller waiting) may wait for the next synced
+//     batch, in order: the Node holds it up to LazyCommitDelay.
 //  2. If the store fails, stop: the engine may be ahead of the disk. Rebuild
 //     it from the store with LoadEngine (the Node stops and reports Err).
 //  3. Call Advance, then write each Answer to the HTTP exchange that carried

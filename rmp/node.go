@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/store"
@@ -83,6 +82,16 @@ type NodeConfig struct {
 	// MaxBatch bounds the inputs processed before one store commit;
 	// default 256.
 	MaxBatch int
+	// LazyCommitDelay is how long a batch that nothing waits for — the
+	// record that a delivery was taken or an outcome handled, with no
+	// answer, send, delivery, outcome or caller depending on it — may wait
+	// to ride on the next commit that must be synced anyway, instead of
+	// costing a synced commit of its own. A crash in that window hands the
+	// delivery out again or reports the outcome again, as a crash between
+	// Deliver (or HandleOutcome) returning and the commit always could
+	// (R92, D27). Wall time, not the Clock: it paces the disk, not the
+	// protocol. Default 10ms; negative commits every batch at once.
+	LazyCommitDelay time.Duration
 }
 
 // ErrClosed is returned by a Node that is closed or closing.
@@ -175,6 +184,9 @@ func Open(cfg NodeConfig) (*Node, error) {
 	}
 	if cfg.MaxBatch <= 0 {
 		cfg.MaxBatch = 256
+	}
+	if cfg.LazyCommitDelay == 0 {
+		cfg.LazyCommitDelay = 10 * time.Millisecond
 	}
 	if cfg.Engine.Sender.InstanceID == "" {
 		// Group ids are mid:<counter>.<instance>@wsrkit with a persisted
@@ -480,56 +492,6 @@ func (n *Node) handOff(batch []input, results []any) {
 			if in.reply != nil {
 				in.reply <- nodeFailure{n.stoppedErr()}
 			}
-		}
-	}
-}
-
-// commitLoop applies queued jobs: every job waiting is committed with one
-// store batch (one fsync), then released in order.
-func (n *Node) commitLoop() {
-	defer close(n.commitDone)
-	var jobs []commitJob
-	var persist []group.Mutation
-	for job := range n.commits {
-		jobs = append(jobs[:0], job)
-	more:
-		for len(jobs) < 64 {
-			select {
-			case j, ok := <-n.commits:
-				if !ok {
-					break more
-				}
-				jobs = append(jobs, j)
-			default:
-				break more
-			}
-		}
-		persist = persist[:0]
-		for i := range jobs {
-			persist = append(persist, jobs[i].rd.Persist...)
-		}
-		if err := n.cfg.Store.Apply(persist); err != nil {
-			n.fail(fmt.Errorf("rmp: store commit failed, node stopped: %w", err), jobs)
-			for range n.commits {
-				// Drain: nothing more is committed or released.
-			}
-			return
-		}
-		n.committed.Add(1)
-		for i := range jobs {
-			n.release(&jobs[i].rd)
-			for k, in := range jobs[i].batch {
-				if in.reply != nil {
-					in.reply <- jobs[i].results[k]
-				}
-			}
-			// Nothing of the Ready is kept past release (values were
-			// copied out), so the engine may reuse its slices.
-			select {
-			case n.spares <- jobs[i].rd:
-			default:
-			}
-			jobs[i] = commitJob{}
 		}
 	}
 }

@@ -438,3 +438,79 @@ func TestServeInboundAfterRouting(t *testing.T) {
 	require.Equal(t, http.StatusInternalServerError, resp.StatusCode, "a malformed envelope is a SOAP Fault")
 	require.Equal(t, []string{"urn:routed", "urn:polled", ""}, routed)
 }
+
+// TestNodeLazyCommits: a batch nothing waits for (here the record that a
+// delivery was taken) costs no synced commit of its own: it waits for the
+// next commit that must be synced (one commit carries both), for
+// LazyCommitDelay, or for Close, which commits it, so a reopened node does
+// not hand the message out again.
+func TestNodeLazyCommits(t *testing.T) {
+	ctx := context.Background()
+	st := reopenable{memstore.New(memstore.Options{})}
+	rc := newCollector()
+	rcfg := nodeConfig("r", st, rc)
+	rcfg.LazyCommitDelay = time.Hour
+	rn, err := Open(rcfg)
+	require.NoError(t, err)
+	var cur *Node
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n := cur
+		mu.Unlock()
+		n.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	mu.Lock()
+	cur = rn
+	mu.Unlock()
+	sc := newCollector()
+	sn, err := Open(nodeConfig("s", memstore.New(memstore.Options{}), sc))
+	require.NoError(t, err)
+	defer sn.Close(ctx)
+
+	sub := submission("orders", 0, false)
+	sub.To = srv.URL
+	_, err = sn.Submit(ctx, sub)
+	require.NoError(t, err)
+	rc.waitFor(t, "the delivery", func() bool { return len(rc.delivered) == 1 })
+	committed := rn.committed.Load() // the accept, released before the hand-off
+	time.Sleep(100 * time.Millisecond)
+	require.Equal(t, committed, rn.committed.Load(), "Taken alone is held, not committed")
+	require.NoError(t, rn.Sync(ctx))
+	require.Equal(t, committed+1, rn.committed.Load(), "Sync's commit carries the held Taken")
+
+	// A second message: its Taken is held again, then committed by Close.
+	sub = submission("orders", 1, false)
+	sub.To = srv.URL
+	_, err = sn.Submit(ctx, sub)
+	require.NoError(t, err)
+	rc.waitFor(t, "the second delivery", func() bool { return len(rc.delivered) == 2 })
+	sc.waitFor(t, "both acknowledgements", func() bool { return len(sc.outcomes) == 2 })
+	time.Sleep(100 * time.Millisecond)
+	require.NoError(t, rn.Close(ctx))
+
+	again := newCollector()
+	rcfg = nodeConfig("r", st, again)
+	rcfg.LazyCommitDelay = 30 * time.Millisecond
+	rn2, err := Open(rcfg)
+	require.NoError(t, err)
+	defer rn2.Close(ctx)
+	mu.Lock()
+	cur = rn2
+	mu.Unlock()
+	require.NoError(t, rn2.Sync(ctx))
+	time.Sleep(200 * time.Millisecond)
+	again.mu.Lock()
+	require.Empty(t, again.delivered, "Close committed the held Taken: nothing is handed out again")
+	again.mu.Unlock()
+
+	// With a short delay a held batch is committed on its own.
+	sub = submission("orders", 2, false)
+	sub.To = srv.URL
+	_, err = sn.Submit(ctx, sub)
+	require.NoError(t, err)
+	again.waitFor(t, "the third delivery", func() bool { return len(again.delivered) == 1 })
+	committed = rn2.committed.Load()
+	waitUntil(t, func() bool { return rn2.committed.Load() == committed+1 })
+}
