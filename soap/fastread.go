@@ -386,19 +386,11 @@ func (r *fastReader) cdata() (etree.Token, bool) {
 		return nil, false
 	}
 	for i := start; i < end; {
-		c := r.b[i]
-		switch {
-		case c == '\r' || c < 0x20 && c != '\t' && c != '\n':
+		n, ok := charLen(r.b, i)
+		if !ok {
 			return nil, false
-		case c >= 0x80:
-			n, ok := validRune(r.b[i:])
-			if !ok {
-				return nil, false
-			}
-			i += n
-		default:
-			i++
 		}
+		i += n
 	}
 	r.i = end + 3
 	return r.newText(internSpace(r.b[start:end])), true

@@ -75,21 +75,17 @@ func (r *fastReader) attrValue() (string, bool) {
 			break
 		}
 		switch {
-		case c == '<' || c == '\r':
+		case c == '<':
 			return "", false
 		case c == '&':
 			plain = false
 			r.i++
-		case c < 0x20 && c != '\t' && c != '\n':
-			return "", false
-		case c >= utf8.RuneSelf:
-			n, ok := validRune(r.b[r.i:])
+		default:
+			n, ok := charLen(r.b, r.i)
 			if !ok {
 				return "", false
 			}
 			r.i += n
-		default:
-			r.i++
 		}
 	}
 	raw := r.b[start:r.i]
@@ -112,21 +108,14 @@ func (r *fastReader) text() (string, bool) {
 		case c == '&':
 			plain = false
 			r.i++
-		case c == ']':
-			if hasPrefixAt(r.b, r.i, "]]>") {
-				return "", false
-			}
-			r.i++
-		case c == '\r' || c < 0x20 && c != '\t' && c != '\n':
+		case c == ']' && hasPrefixAt(r.b, r.i, "]]>"):
 			return "", false
-		case c >= utf8.RuneSelf:
-			n, ok := validRune(r.b[r.i:])
+		default:
+			n, ok := charLen(r.b, r.i)
 			if !ok {
 				return "", false
 			}
 			r.i += n
-		default:
-			r.i++
 		}
 	}
 	return r.textValue(r.b[start:], plain)
@@ -215,6 +204,19 @@ func charRef(ref []byte) (rune, bool) {
 	inRange := n == 0x09 || n == 0x0A || n == 0x0D || n >= 0x20 && n <= 0xD7FF ||
 		n >= 0xE000 && n <= 0xFFFD || n >= 0x10000 && n <= 0x10FFFF
 	return n, inRange
+}
+
+// charLen is the length of the character at b[i] when it is one readFast
+// takes: an XML character other than '\r' (encoding/xml rewrites line
+// ends), in valid UTF-8.
+func charLen(b []byte, i int) (int, bool) {
+	switch c := b[i]; {
+	case c == '\r' || c < 0x20 && c != '\t' && c != '\n':
+		return 0, false
+	case c >= utf8.RuneSelf:
+		return validRune(b[i:])
+	}
+	return 1, true
 }
 
 // validRune is the length of the UTF-8 character at b[0] when it is valid
