@@ -133,6 +133,7 @@ type Node struct {
 	closeErr  error
 
 	commits    chan commitJob // loop → committer; closed when the loop ends
+	lazyTimer  *time.Timer    // the committer's, stopped; wall time (LazyCommitDelay)
 	spares     chan Ready     // committer → loop: applied Readies to recycle
 	committed  atomic.Uint64  // store batches committed by the committer
 	commitDone chan struct{}  // closed when the committer ends
@@ -216,6 +217,8 @@ func Open(cfg NodeConfig) (*Node, error) {
 	n.commits = make(chan commitJob, maxJobsPerCommit)
 	n.spares = make(chan Ready, 8)
 	n.commitDone = make(chan struct{})
+	n.lazyTimer = time.NewTimer(time.Hour)
+	n.lazyTimer.Stop()
 	n.failed = make(chan struct{})
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	for range cfg.DeliveryWorkers {

@@ -2,7 +2,6 @@ package rmp
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/group"
 )
@@ -19,8 +18,7 @@ func (n *Node) commitLoop() {
 	defer close(n.commitDone)
 	var jobs []commitJob
 	var persist []group.Mutation
-	lazy := time.NewTimer(time.Hour)
-	lazy.Stop()
+	lazy := n.lazyTimer
 	defer lazy.Stop()
 	holding := false // lazy timer running for the held jobs
 	for {
