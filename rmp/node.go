@@ -117,7 +117,6 @@ type Node struct {
 	answers  map[uint64]chan Answer
 	awaiting map[receiver.DeliveryRef]awaitingAnswer // guarded by mu
 	token    uint64
-	metrics  Metrics
 	workers  []chan Delivery
 	notifyQ  chan sender.Outcome
 	workerWG sync.WaitGroup

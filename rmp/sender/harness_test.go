@@ -2,7 +2,6 @@ package sender
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"iter"
 	"reflect"
@@ -255,10 +254,6 @@ func sendTimes(trs []Transmission) []int {
 		out[i] = tr.Attempt
 	}
 	return out
-}
-
-func sortedEvents(es []Event) []Event {
-	return slices.SortedStableFunc(slices.Values(es), func(a, b Event) int { return cmp.Compare(a.GroupID, b.GroupID) })
 }
 
 func noErr(t *testing.T, err error) {

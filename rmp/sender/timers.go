@@ -2,17 +2,6 @@ package sender
 
 import "time"
 
-// timerKind orders timers that fall due at the same instant: a message's
-// expiry is handled before its group's t1 (R16 puts it no later), and polls
-// go out after resends.
-type timerKind uint8
-
-const (
-	timerMessage timerKind = iota
-	timerPoll
-	timerGroup
-)
-
 // timer is a message's, group's or destination's place in the timer heap;
 // the heap entry holds the instant and the owner, so an idle group's timer
 // is four bytes (memory per idle open group, BENCHMARKS.md).
@@ -35,9 +24,12 @@ func tmOf(o any) *timer {
 	}
 }
 
-// lessOwner orders the owners of timers of the same instant by kind, group
-// id, number or destination: with the instant, a total order, so Tick's
-// processing order never depends on insertion order.
+// lessOwner orders the owners of timers of the same instant: messages,
+// then destinations (polls), then groups — a message's expiry is handled
+// before its group's t1 (R16 puts it no later) and polls go out after
+// resends — and within a kind by group id, number or destination. With the
+// instant it is a total order, so Tick's processing order never depends on
+// insertion order.
 func lessOwner(inst string, a, b any) bool {
 	switch a := a.(type) {
 	case *message:

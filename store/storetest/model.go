@@ -18,9 +18,7 @@ import (
 // model is the obvious reference implementation of the store's contract.
 type model struct {
 	recs map[group.Key]string
-	// dls: one deadline per (role, generation).
-	dls map[store.Deadline]struct{} // keyed with At zeroed
-	at  map[store.Deadline]time.Time
+	at   map[store.Deadline]time.Time
 }
 
 func newModel() *model {
