@@ -95,6 +95,10 @@ func checkReadFast(t *testing.T, b []byte) (accepted bool) {
 	if err := sameTree(fast, want); err != nil {
 		t.Fatalf("readFast and etree differ: %v\ninput %q", err, b)
 	}
+	// Parse does not check readFast's documents again.
+	if err := checkDocument(fast, ParseOptions{}.withDefaults()); err != nil {
+		t.Fatalf("readFast took a document checkDocument refuses (%v):\n%q", err, b)
+	}
 	return true
 }
 
