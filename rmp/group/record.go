@@ -76,7 +76,9 @@ const (
 	// Key.Generation), its deadline included; Kind and Number are ignored.
 	OpDeleteGeneration
 	// OpSetDeadline indexes the group generation of Key under instant At,
-	// replacing its previous deadline; the zero At clears it.
+	// replacing its previous deadline; the zero At clears it. The state
+	// machines index an instant no later than the generation's next
+	// deadline (IndexedDeadline).
 	OpSetDeadline
 )
 

@@ -1,7 +1,6 @@
 package receiver
 
 import (
-	"math"
 	"time"
 
 	"github.com/wsrkit/wsrkit/faults"
@@ -50,32 +49,21 @@ func (r *Receiver) finish(now time.Time) Ready {
 	return r.rd
 }
 
-// Stores index deadlines as int64 nanoseconds since the Unix epoch
-// (years 1678–2262) and refuse other instants. An ExpiryTime or
-// groupExpiryTime beyond that range is valid xsd:dateTime, so the indexed
-// deadline is clamped into it instead of failing the batch: a group due
-// after MaxIndexedDeadline is indexed at MaxIndexedDeadline (the engine
-// then ticks early, finds nothing due and indexes it there again); the
-// in-memory deadline and every stored value keep the exact instant.
+// MinIndexedDeadline and MaxIndexedDeadline bound the instants a Persist
+// batch's OpSetDeadline carries (group.IndexedDeadline).
 var (
-	// MinIndexedDeadline and MaxIndexedDeadline bound the instants a
-	// Persist batch's OpSetDeadline carries.
-	MinIndexedDeadline = time.Unix(0, math.MinInt64).UTC()
-	MaxIndexedDeadline = time.Unix(0, math.MaxInt64).UTC()
+	MinIndexedDeadline = group.MinIndexedDeadline
+	MaxIndexedDeadline = group.MaxIndexedDeadline
 )
 
-// indexedDeadline is g's deadline as stored: clamped into the store's
-// range, the zero Time when g needs no timer.
+// indexedDeadline is g's deadline as stored: rounded down to the grain and
+// clamped into the store's range (group.IndexedDeadline), the zero Time
+// when g needs no timer.
 func indexedDeadline(g *gstate) time.Time {
-	switch {
-	case !g.hasDeadline:
+	if !g.hasDeadline {
 		return time.Time{}
-	case g.deadline.Before(MinIndexedDeadline):
-		return MinIndexedDeadline
-	case g.deadline.After(MaxIndexedDeadline):
-		return MaxIndexedDeadline
 	}
-	return g.deadline
+	return group.IndexedDeadline(g.deadline)
 }
 
 func (r *Receiver) key(g *gstate, k group.Kind, n uint64) group.Key {

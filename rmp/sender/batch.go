@@ -2,7 +2,6 @@ package sender
 
 import (
 	"cmp"
-	"math"
 	"slices"
 	"time"
 
@@ -115,13 +114,14 @@ func (s *Sender) finish(now time.Time) Ready {
 			g.dirty = false
 			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(s.idOf(g), group.KindMeta, 0), Value: encodeMeta(g, s.idOf(g))})
 		}
-		var at time.Time
+		// The index holds the deadline rounded down to the grain; while the
+		// group has none (a message pending) it keeps the last one, which
+		// is still never later than the next (SPEC-NOTES "deadline index").
 		if g.tm.scheduled() {
-			at = indexedDeadline(s.timers.at(&g.tm))
-		}
-		if !g.isIndexed(at) {
-			g.setIndexed(at)
-			ms = append(ms, group.Mutation{Op: group.OpSetDeadline, Key: groupKey(s.idOf(g), group.KindMeta, 0), At: at})
+			if at := group.IndexedDeadline(s.timers.at(&g.tm)); !g.isIndexed(at) {
+				g.setIndexed(at)
+				ms = append(ms, group.Mutation{Op: group.OpSetDeadline, Key: groupKey(s.idOf(g), group.KindMeta, 0), At: at})
+			}
 		}
 	}
 	for _, g := range s.b.removed {
@@ -188,27 +188,12 @@ func (s *Sender) ackedRunMutations(ms []group.Mutation, g *groupState, before *r
 	return ms
 }
 
-// Stores index deadlines as int64 nanoseconds since the Unix epoch (years
-// 1678–2262) and refuse other instants. A groupExpiryTime or ExpiryTime
-// beyond is valid xsd:dateTime, so the indexed deadline is clamped into the
-// range rather than failing the batch; the Sender's own timers keep the
-// exact instant (a driver woken at the clamp finds nothing due).
+// MinIndexedDeadline and MaxIndexedDeadline bound the instants a Persist
+// batch's OpSetDeadline carries (group.IndexedDeadline).
 var (
-	// MinIndexedDeadline and MaxIndexedDeadline bound the instants a
-	// Persist batch's OpSetDeadline carries.
-	MinIndexedDeadline = time.Unix(0, math.MinInt64).UTC()
-	MaxIndexedDeadline = time.Unix(0, math.MaxInt64).UTC()
+	MinIndexedDeadline = group.MinIndexedDeadline
+	MaxIndexedDeadline = group.MaxIndexedDeadline
 )
-
-func indexedDeadline(t time.Time) time.Time {
-	switch {
-	case t.Before(MinIndexedDeadline):
-		return MinIndexedDeadline
-	case t.After(MaxIndexedDeadline):
-		return MaxIndexedDeadline
-	}
-	return t
-}
 
 // setIndexed records at (the zero Time or an indexed instant) as g's
 // indexed deadline.

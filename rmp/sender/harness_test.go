@@ -89,6 +89,8 @@ type harness struct {
 	handled  map[OutcomeID]bool
 	// hold: outcomes are recorded but not handled (producer away).
 	hold bool
+	// indexed: the At of every OpSetDeadline persisted, in order.
+	indexed []time.Time
 }
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -126,6 +128,12 @@ func (h *harness) restart() {
 func (h *harness) apply(rd Ready) {
 	h.t.Helper()
 	h.st.apply(rd.Persist)
+	h.checkDeadlineIndex()
+	for _, m := range rd.Persist {
+		if m.Op == group.OpSetDeadline {
+			h.indexed = append(h.indexed, m.At)
+		}
+	}
 	h.sent = append(h.sent, rd.Send...)
 	h.polls = append(h.polls, rd.Polls...)
 	h.events = append(h.events, rd.Events...)
@@ -281,4 +289,25 @@ func eventsOf(es []Event, gid string) []Event {
 		}
 	}
 	return out
+}
+
+// checkDeadlineIndex checks, after every applied Ready, that each group
+// with a timer is in the store's deadline index at an instant no later
+// than the timer's (a reader of the index may wake early, never late),
+// clamped instants aside.
+func (h *harness) checkDeadlineIndex() {
+	h.t.Helper()
+	for _, g := range h.s.groups {
+		if !g.tm.scheduled() {
+			continue
+		}
+		due := h.s.timers.at(&g.tm)
+		if !due.After(MinIndexedDeadline) {
+			continue
+		}
+		at, ok := h.st.deadlines[genKey(groupKey(h.s.idOf(g), group.KindMeta, 0))]
+		if !ok || at.After(due) {
+			h.t.Fatalf("group %s: indexed at %v (present %v), due at %v", h.s.idOf(g), at, ok, due)
+		}
+	}
 }

@@ -170,6 +170,6 @@ func (s *Sender) rebuild(g *groupState) {
 	}
 	if ok {
 		s.timers.set(&g.tm, g, at)
-		g.setIndexed(indexedDeadline(at))
+		g.setIndexed(group.IndexedDeadline(at))
 	}
 }
