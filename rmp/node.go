@@ -426,6 +426,7 @@ func (n *Node) run() {
 			batch = append(batch, in)
 		case <-n.fbSignal:
 		case <-timer.c():
+			timer.fired()
 			tick = true
 		}
 	more:
@@ -516,11 +517,7 @@ func (n *Node) drainQuit() {
 }
 
 func (n *Node) resetTimer(t *timerState) {
-	if d, ok := n.eng.NextDeadline(); ok {
-		t.set(max(d.Sub(n.clk.Now()), 0))
-	} else {
-		t.set(-1)
-	}
+	t.arm(n.eng.NextDeadline())
 }
 
 // fail stops the node after a store failure: the engine may be ahead of the

@@ -7,25 +7,35 @@ import (
 )
 
 // timerState is the driver's single timer, set to the engine's next
-// deadline (quic-go's maybeResetTimer).
+// deadline. Like quic-go's maybeResetTimer it is re-armed only when that
+// deadline changed or the timer fired: the loop asks after every batch,
+// and the earliest deadline of many groups rarely moves.
 type timerState struct {
-	clk Clock
-	t   *clock.Timer
-	ch  <-chan time.Time
+	clk   Clock
+	t     *clock.Timer
+	ch    <-chan time.Time
+	at    time.Time // the deadline armed; valid while t != nil
+	fresh bool      // t has not fired
 }
 
 func newTimerState(clk Clock) *timerState { return &timerState{clk: clk} }
 
-// set arms the timer to fire after d; a negative d disarms it.
-func (s *timerState) set(d time.Duration) {
+// arm sets the timer to fire at deadline at (ok), or disarms it (!ok).
+func (s *timerState) arm(at time.Time, ok bool) {
+	if ok && s.t != nil && s.fresh && at.Equal(s.at) {
+		return
+	}
 	s.stop()
-	if d < 0 {
+	if !ok {
 		s.ch = nil
 		return
 	}
-	s.t = s.clk.Timer(d)
-	s.ch = s.t.C
+	s.t = s.clk.Timer(max(at.Sub(s.clk.Now()), 0))
+	s.ch, s.at, s.fresh = s.t.C, at, true
 }
+
+// fired notes that the timer's channel was read.
+func (s *timerState) fired() { s.fresh = false }
 
 func (s *timerState) c() <-chan time.Time { return s.ch }
 
