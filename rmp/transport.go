@@ -61,7 +61,11 @@ type HTTPTransport struct {
 
 	mu    sync.Mutex
 	slots map[string]chan struct{} // per scheme+host; each holds MaxPerDestination tokens
+	byURL map[string]chan struct{} // slots by URL already checked, at most maxCachedURLs
 }
+
+// maxCachedURLs bounds HTTPTransport's cache of checked URLs.
+const maxCachedURLs = 1024
 
 // NewHTTPTransport returns an HTTPTransport with cfg's zero fields defaulted.
 func NewHTTPTransport(cfg HTTPTransportConfig) *HTTPTransport {
@@ -81,33 +85,45 @@ func NewHTTPTransport(cfg HTTPTransportConfig) *HTTPTransport {
 		tr.MaxConnsPerHost = cfg.MaxPerDestination
 		client = &http.Client{Transport: tr}
 	}
-	return &HTTPTransport{cfg: cfg, client: client, slots: map[string]chan struct{}{}}
+	return &HTTPTransport{cfg: cfg, client: client, slots: map[string]chan struct{}{}, byURL: map[string]chan struct{}{}}
 }
 
 // ErrResponseTooLarge is returned when a response body exceeds
 // MaxResponseBytes; the exchange then counts as "no acknowledgement".
 var ErrResponseTooLarge = errors.New("rmp: HTTP response body exceeds the configured limit")
 
-func (t *HTTPTransport) slot(u *url.URL) chan struct{} {
-	key := u.Scheme + "://" + u.Host
+// slot returns the concurrency tokens of rawURL's scheme+host, checking
+// rawURL once per distinct string: a node posts to a few URLs many times.
+func (t *HTTPTransport) slot(rawURL string) (chan struct{}, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if s, ok := t.byURL[rawURL]; ok {
+		return s, nil
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("rmp: destination %q is not an absolute http(s) URL", rawURL)
+	}
+	key := u.Scheme + "://" + u.Host
 	s, ok := t.slots[key]
 	if !ok {
 		s = make(chan struct{}, t.cfg.MaxPerDestination)
 		t.slots[key] = s
 	}
-	return s
+	if len(t.byURL) >= maxCachedURLs {
+		clear(t.byURL) // bounded: ReplyTo URLs come from peers
+	}
+	t.byURL[rawURL] = s
+	return s, nil
 }
 
 // Do sends p and reads the whole response. Any status is a result; only a
 // failure to get a response is an error.
 func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
-	u, err := url.Parse(p.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return PostResult{}, fmt.Errorf("rmp: destination %q is not an absolute http(s) URL", p.URL)
+	slot, err := t.slot(p.URL)
+	if err != nil {
+		return PostResult{}, err
 	}
-	slot := t.slot(u)
 	select {
 	case slot <- struct{}{}:
 	case <-ctx.Done():

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,7 +42,7 @@ func TestHTTPTransportPostsAndReads(t *testing.T) {
 
 func TestHTTPTransportRefusesBadDestinations(t *testing.T) {
 	tr := NewHTTPTransport(HTTPTransportConfig{})
-	for _, u := range []string{"", "mailto:x@y", "/relative", "ftp://h/x"} {
+	for _, u := range []string{"", "mailto:x@y", "/relative", "ftp://h/x", "", "ftp://h/x"} {
 		if _, err := tr.Do(context.Background(), Post{URL: u}); err == nil || !strings.Contains(err.Error(), "absolute http(s) URL") {
 			t.Errorf("Do(%q) err = %v, want a clear destination error", u, err)
 		}
@@ -73,11 +74,12 @@ func TestHTTPTransportBoundsResponseAndConcurrency(t *testing.T) {
 		t.Fatalf("big response err = %v, want ErrResponseTooLarge", err)
 	}
 	var wg sync.WaitGroup
-	for range 5 {
+	for i := range 5 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tr.Do(context.Background(), Post{URL: srv.URL + "/slow"})
+			// Distinct URLs on one host share the host's limit.
+			tr.Do(context.Background(), Post{URL: srv.URL + "/slow?m=" + strconv.Itoa(i)})
 		}()
 	}
 	// Wait until two exchanges are parked in the handler, then let them go.
@@ -89,5 +91,27 @@ func TestHTTPTransportBoundsResponseAndConcurrency(t *testing.T) {
 	wg.Wait()
 	if p := peak.Load(); p != 2 {
 		t.Fatalf("peak concurrent exchanges = %d, want the limit 2", p)
+	}
+}
+
+// The transport remembers the URLs it checked, boundedly (ReplyTo URLs come
+// from peers), and every URL of a host maps to that host's one slot.
+func TestHTTPTransportURLCacheIsBounded(t *testing.T) {
+	tr := NewHTTPTransport(HTTPTransportConfig{})
+	first, err := tr.slot("http://h.example/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range maxCachedURLs + 10 {
+		s, err := tr.slot("http://h.example/p?" + strconv.Itoa(i))
+		if err != nil || s != first {
+			t.Fatalf("URL %d: slot %p err %v, want the host's %p", i, s, err, first)
+		}
+	}
+	if n := len(tr.byURL); n > maxCachedURLs {
+		t.Fatalf("%d URLs cached, bound %d", n, maxCachedURLs)
+	}
+	if s, _ := tr.slot("https://h.example/a"); s == first {
+		t.Fatal("https and http of one host share a slot")
 	}
 }
