@@ -354,3 +354,27 @@ func TestEngineRecycle(t *testing.T) {
 		require.NotEqual(t, kept[len(kept)-1], m)
 	}
 }
+
+// A response the driver parsed off the loop (WithParsedReply) is applied
+// as parsed: the engine does not read the body again.
+func TestEngineSendResultParsedByDriver(t *testing.T) {
+	s := newSide(t, "sender", engineConfig("s1"))
+	r := newSide(t, "receiver", engineConfig("r1"))
+	now := epoch
+	_, err := s.e.Submit(now, submission("g", 0, false))
+	require.NoError(t, err)
+	s.drain(now)
+	require.Len(t, s.sends, 1)
+	o := s.sends[0]
+	s.sends = nil
+	r.token++
+	r.e.Receive(now, r.token, o.Post.ContentType, o.Post.Body)
+	r.drain(now)
+	a, ok := r.answers[r.token]
+	require.True(t, ok)
+	res := PostResult{Status: a.Status, ContentType: a.ContentType, Body: a.Body}.WithParsedReply(s.e.cfg.Parse)
+	res.Body = []byte("not an envelope")
+	s.e.SendResult(now, o.Ref, res, nil)
+	s.drain(now)
+	require.Equal(t, []string{"0 acknowledged"}, s.outcomes)
+}

@@ -598,6 +598,9 @@ func (n *Node) send(o Outbound) {
 	res, err := n.cfg.Transport.Do(n.ctx, o.Post)
 	if err != nil {
 		n.log.Debug("send failed", "kind", o.Ref.Kind.String(), "url", o.Post.URL, "err", err)
+	} else if o.Ref.Kind != OutCallback {
+		// Parsed here, not on the engine's loop (as ServeHTTP does).
+		res = res.WithParsedReply(n.cfg.Engine.Parse)
 	}
 	n.post(func(e *Engine, now time.Time) { e.SendResult(now, o.Ref, res, err) })
 }

@@ -182,14 +182,10 @@ func (e *Engine) SendResult(now time.Time, ref OutboundRef, res PostResult, err 
 }
 
 func (e *Engine) parseReply(res PostResult) *soap.Envelope {
-	if len(res.Body) == 0 {
-		return nil
+	if res.parsed {
+		return res.reply
 	}
-	env, err := soap.Parse(res.Body, e.cfg.Parse)
-	if err != nil {
-		return nil
-	}
-	return env
+	return parseReply(res.Body, e.cfg.Parse)
 }
 
 // messageResult applies the HTTP response to a reliable message: an ack or

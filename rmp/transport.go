@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/wsrkit/wsrkit/soap"
 )
 
 // Post is one outbound HTTP POST of a SOAP envelope: a reliable message, a
@@ -32,6 +34,33 @@ type PostResult struct {
 	Status      int
 	ContentType string
 	Body        []byte
+
+	// reply is Body parsed by WithParsedReply; parsed says it was.
+	reply  *soap.Envelope
+	parsed bool
+}
+
+// WithParsedReply returns r with its body parsed under opts, as
+// Engine.SendResult would parse it, so that a driver can parse on the
+// goroutine that made the exchange and the engine's loop only applies the
+// result (ServeHTTP does the same with requests). opts must be the
+// engine's EngineConfig.Parse.
+func (r PostResult) WithParsedReply(opts soap.ParseOptions) PostResult {
+	r.reply, r.parsed = parseReply(r.Body, opts), true
+	return r
+}
+
+// parseReply is a response body's envelope; nil when it has none or does
+// not parse (no ack, R36).
+func parseReply(body []byte, opts soap.ParseOptions) *soap.Envelope {
+	if len(body) == 0 {
+		return nil
+	}
+	env, err := soap.Parse(body, opts)
+	if err != nil {
+		return nil
+	}
+	return env
 }
 
 // Transport sends POSTs. The driver calls it from its own goroutines.
