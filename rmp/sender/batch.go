@@ -76,7 +76,13 @@ func (s *Sender) finish(now time.Time) Ready {
 	for i := 0; i < len(s.b.touched); i++ { // advance may touch nothing new, but be safe
 		s.advance(now, s.b.touched[i])
 	}
+	// Sized once for the usual input: per message a delete or a put (and a
+	// retry record), per group an acked run, the meta and the deadline,
+	// then the outbox and the counters; append still grows it when needed.
 	var ms []group.Mutation
+	if n := 2*(len(s.b.deletedMsgs)+len(s.b.dirtyMsgs)) + 4*len(s.b.touched) + len(s.b.outboxPuts) + len(s.b.outboxDeletes); n > 0 {
+		ms = make([]group.Mutation, 0, n+1)
+	}
 	for _, m := range s.b.deletedMsgs {
 		if !m.g.removed && m.stored {
 			ms = append(ms, group.Mutation{Op: group.OpDelete, Key: groupKey(s.idOf(m.g), group.KindOutbound, m.number)})
