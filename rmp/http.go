@@ -37,6 +37,8 @@ func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // parsed with ParseInbound under the node's parse options (a router that
 // looked at Inbound.GroupID first), as ServeHTTP would.
 func (n *Node) ServeInbound(w http.ResponseWriter, r *http.Request, in *Inbound) {
+	n.busy.Add(1)
+	defer n.busy.Add(-1)
 	ch := make(chan Answer, 1)
 	n.mu.Lock()
 	n.token++

@@ -50,6 +50,10 @@ func (n *Node) commitLoop() {
 			lazy.Stop()
 			holding = false
 		}
+		if !closed && n.cfg.CommitDelay > 0 && len(jobs) < maxJobsPerCommit &&
+			n.busy.Load() >= int64(n.cfg.CommitSiblings) && !allLazy(jobs) {
+			jobs, closed = n.gatherJobs(jobs)
+		}
 		persist = persist[:0]
 		for i := range jobs {
 			persist = append(persist, jobs[i].rd.Persist...)
@@ -87,6 +91,31 @@ func allLazy(jobs []commitJob) bool {
 		}
 	}
 	return true
+}
+
+// gatherJobs appends the jobs that come within CommitDelay, up to
+// maxJobsPerCommit; closed reports that the loop ended meanwhile. On this
+// machine class a synced commit costs an fsync and two goroutine hand-offs
+// (pebble's WAL syncer and back) whatever it carries, and under load the
+// hand-offs wait for a CPU; measured at 64 groups, one message in flight
+// each: +18-36% messages per second and -10-20% CPU per message
+// (BENCHMARKS.md).
+func (n *Node) gatherJobs(jobs []commitJob) (_ []commitJob, closed bool) {
+	t := n.delayTimer
+	t.Reset(n.cfg.CommitDelay)
+	defer t.Stop()
+	for len(jobs) < maxJobsPerCommit {
+		select {
+		case j, ok := <-n.commits:
+			if !ok {
+				return jobs, true
+			}
+			jobs = append(jobs, j)
+		case <-t.C:
+			return jobs, false
+		}
+	}
+	return jobs, false
 }
 
 // moreJobs appends the jobs already queued, up to maxJobsPerCommit.

@@ -514,3 +514,59 @@ func TestNodeLazyCommits(t *testing.T) {
 	committed = rn2.committed.Load()
 	waitUntil(t, func() bool { return rn2.committed.Load() == committed+1 })
 }
+
+// parkedTransport holds every POST until its context ends.
+type parkedTransport struct{}
+
+func (parkedTransport) Do(ctx context.Context, _ Post) (PostResult, error) {
+	<-ctx.Done()
+	return PostResult{}, ctx.Err()
+}
+
+// A busy node (CommitSiblings exchanges in progress) lets a synced commit
+// wait CommitDelay for more work, so two submissions 50 ms apart share one
+// commit; a node that is not busy commits each at once.
+func TestNodeCommitDelayWhenBusy(t *testing.T) {
+	ctx := context.Background()
+	cfg := nodeConfig("s", memstore.New(memstore.Options{}), newCollector())
+	cfg.Transport = parkedTransport{}
+	cfg.Engine.Sender.Retry.Interval, cfg.Engine.Sender.Retry.MaxInterval = time.Hour, time.Hour // no resend meanwhile
+	cfg.CommitDelay = 400 * time.Millisecond
+	cfg.CommitSiblings = 8
+	n, err := Open(cfg)
+	require.NoError(t, err)
+	defer n.Close(ctx)
+	require.NoError(t, n.Sync(ctx))
+
+	submitTwo := func(key string) (commits uint64) {
+		t.Helper()
+		before := n.committed.Load()
+		var wg sync.WaitGroup
+		for i := range 2 {
+			if i > 0 {
+				time.Sleep(50 * time.Millisecond)
+			}
+			wg.Go(func() {
+				_, err := n.Submit(ctx, submission(key, i, false))
+				require.NoError(t, err)
+			})
+		}
+		wg.Wait()
+		return n.committed.Load() - before
+	}
+	require.Equal(t, uint64(2), submitTwo("idle"), "not busy: each submission commits at once")
+	waitUntil(t, func() bool { return n.busy.Load() == 2 }) // the two parked POSTs
+	n.busy.Add(int64(cfg.CommitSiblings))                   // as if 8 exchanges were in progress
+	require.Equal(t, uint64(1), submitTwo("busy"), "busy: the first commit waits for the second submission")
+	n.busy.Add(-int64(cfg.CommitSiblings))
+
+	cfg.CommitDelay = -1
+	cfg.Store = memstore.New(memstore.Options{})
+	n2, err := Open(cfg)
+	require.NoError(t, err)
+	defer n2.Close(ctx)
+	require.NoError(t, n2.Sync(ctx))
+	n2.busy.Add(100)
+	n = n2
+	require.Equal(t, uint64(2), submitTwo("off"), "a negative CommitDelay never waits")
+}
