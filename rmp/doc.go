@@ -23,7 +23,10 @@
 //     relies on it (D8: an ack means accepted and durably stored; R21: a
 //     message is stored before its first transmission; D27). A Ready with
 //     none of those (and no caller waiting) may wait for the next synced
-//     batch, in order: the Node holds it up to LazyCommitDelay.
+//     batch, in order: the Node holds it up to LazyCommitDelay. A busy Node
+//     also lets any batch wait up to CommitDelay for more work, so that one
+//     sync carries more of it; either way nothing is released before its
+//     batch is durable.
 //  2. If the store fails, stop: the engine may be ahead of the disk. Rebuild
 //     it from the store with LoadEngine (the Node stops and reports Err).
 //  3. Call Advance, then write each Answer to the HTTP exchange that carried
