@@ -301,3 +301,17 @@ func idle(d time.Duration) mopt {
 func cb(url string) mopt {
 	return func(m *Message) { m.Pattern, m.ReplyTo = group.ReplyCallback, url }
 }
+
+// deadlineSets records the At of every OpSetDeadline in the Readies that
+// follow (through onReady).
+func (h *harness) deadlineSets() *[]time.Time {
+	var sets []time.Time
+	h.onReady = func(rd Ready) {
+		for _, m := range rd.Persist {
+			if m.Op == group.OpSetDeadline {
+				sets = append(sets, m.At)
+			}
+		}
+	}
+	return &sets
+}
