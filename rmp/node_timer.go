@@ -9,20 +9,29 @@ import (
 // timerState is the driver's single timer, set to the engine's next
 // deadline. Like quic-go's maybeResetTimer it is re-armed only when that
 // deadline changed or the timer fired: the loop asks after every batch,
-// and the earliest deadline of many groups rarely moves.
+// and the earliest deadline of many groups rarely moves. It is also
+// re-armed once the clock read rearmAfter past its arming: a timer runs on
+// the monotonic clock while deadlines are wall instants, so after the wall
+// clock is set forward (or a host resumes from suspend) a busy node
+// corrects its timer within that, as it did when it re-armed every batch.
 type timerState struct {
 	clk   Clock
 	t     *clock.Timer
 	ch    <-chan time.Time
 	at    time.Time // the deadline armed; valid while t != nil
+	armed time.Time // the clock's wall reading when t was armed
 	fresh bool      // t has not fired
 }
+
+// rearmAfter bounds how long the loop keeps one timer for one deadline.
+const rearmAfter = time.Second
 
 func newTimerState(clk Clock) *timerState { return &timerState{clk: clk} }
 
 // arm sets the timer to fire at deadline at (ok), or disarms it (!ok).
 func (s *timerState) arm(at time.Time, ok bool) {
-	if ok && s.t != nil && s.fresh && at.Equal(s.at) {
+	now := s.clk.Now().Round(0) // wall time only (Round(0) drops the monotonic reading)
+	if ok && s.t != nil && s.fresh && at.Equal(s.at) && now.Sub(s.armed) < rearmAfter {
 		return
 	}
 	s.stop()
@@ -30,8 +39,8 @@ func (s *timerState) arm(at time.Time, ok bool) {
 		s.ch = nil
 		return
 	}
-	s.t = s.clk.Timer(max(at.Sub(s.clk.Now()), 0))
-	s.ch, s.at, s.fresh = s.t.C, at, true
+	s.t = s.clk.Timer(max(at.Sub(now), 0))
+	s.ch, s.at, s.armed, s.fresh = s.t.C, at, now, true
 }
 
 // fired notes that the timer's channel was read.

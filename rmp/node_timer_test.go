@@ -14,12 +14,12 @@ func TestTimerStateRearmsOnlyOnChange(t *testing.T) {
 	at := start.Add(time.Minute)
 	s.arm(at, true)
 	first := s.t
-	clk.Add(30 * time.Second)
+	clk.Add(500 * time.Millisecond)
 	s.arm(at, true)
 	if s.t != first {
 		t.Fatal("re-armed for an unchanged deadline")
 	}
-	clk.Add(30 * time.Second)
+	clk.Add(59500 * time.Millisecond)
 	select {
 	case <-s.c():
 		s.fired()
@@ -31,9 +31,20 @@ func TestTimerStateRearmsOnlyOnChange(t *testing.T) {
 		t.Fatal("a fired timer was kept")
 	}
 	second := s.t
-	s.arm(at.Add(time.Second), true)
+	s.arm(at.Add(time.Hour), true)
 	if s.t == second {
 		t.Fatal("kept for a moved deadline")
+	}
+	third := s.t
+	clk.Add(rearmAfter - time.Millisecond)
+	s.arm(at.Add(time.Hour), true)
+	if s.t != third {
+		t.Fatal("re-armed before rearmAfter")
+	}
+	clk.Add(time.Millisecond)
+	s.arm(at.Add(time.Hour), true)
+	if s.t == third {
+		t.Fatal("kept past rearmAfter (a wall clock set forward would go unnoticed)")
 	}
 	s.arm(time.Time{}, false)
 	if s.c() != nil || s.t != nil {
