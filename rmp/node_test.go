@@ -570,3 +570,40 @@ func TestNodeCommitDelayWhenBusy(t *testing.T) {
 	n = n2
 	require.Equal(t, uint64(2), submitTwo("off"), "a negative CommitDelay never waits")
 }
+
+// R73 end to end: the receiving node's consumer answers with a business
+// response; the sending node's producer gets it on the Acknowledged
+// outcome of that very message.
+func TestNodeOutcomeCarriesTheBusinessResponse(t *testing.T) {
+	ctx := context.Background()
+	rn, err := Open(NodeConfig{Store: memstore.New(memstore.Options{}), Consumer: ConsumerFunc(
+		func(_ context.Context, d Delivery) ([]byte, error) {
+			return fmt.Appendf(nil, `<q:Price xmlns:q="urn:q">%d</q:Price>`, 10+d.Ref.Number), nil
+		})})
+	require.NoError(t, err)
+	defer rn.Close(ctx)
+	srv := httptest.NewServer(rn)
+	defer srv.Close()
+	got := make(chan sender.Outcome, 4)
+	sn, err := Open(NodeConfig{Engine: engineConfig("s"), Store: memstore.New(memstore.Options{}),
+		Outcomes: OutcomeFunc(func(_ context.Context, o sender.Outcome) error { got <- o; return nil })})
+	require.NoError(t, err)
+	defer sn.Close(ctx)
+	for i := range 2 {
+		sub := submission("quotes", i, false)
+		sub.To = srv.URL
+		ref, err := sn.Submit(ctx, sub)
+		require.NoError(t, err)
+		select {
+		case o := <-got:
+			require.Equal(t, ref, o.Ref)
+			require.Equal(t, sender.Acknowledged, o.Kind)
+			// The Body's content, each element standalone: it carries the
+			// namespace declarations in scope (soap.Envelope.BodyContent).
+			require.True(t, strings.HasPrefix(string(o.Response), `<q:Price xmlns:q="urn:q"`), "%s", o.Response)
+			require.True(t, strings.HasSuffix(string(o.Response), fmt.Sprintf(`>%d</q:Price>`, 10+i)), "%s", o.Response)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no outcome for message %d", i)
+		}
+	}
+}

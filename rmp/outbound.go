@@ -1,6 +1,7 @@
 package rmp
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"time"
@@ -199,6 +200,11 @@ func (e *Engine) messageResult(now time.Time, ref OutboundRef, res PostResult, e
 	env := e.parseReply(res)
 	switch {
 	case env != nil && env.Response != nil && len(env.Response.Replies) > 0:
+		if body := businessResponse(env); body != nil {
+			// R73: the answer to this message's own POST.
+			e.addSender(e.send.RepliesWithResponse(now, ref.Message, body, senderEntries(env.Response)))
+			break
+		}
 		e.addSender(e.send.Replies(now, senderEntries(env.Response)))
 	case env != nil && env.Fault != nil && env.Fault.Code.Valid():
 		// A SOAP Fault answers this very message (D7): its code applies to it.
@@ -208,6 +214,19 @@ func (e *Engine) messageResult(now time.Time, ref OutboundRef, res PostResult, e
 	default:
 		e.addSender(e.send.Sent(now, ref.Message, sender.TransportResult{Kind: sender.TransportHTTPError, Status: res.Status}))
 	}
+}
+
+// businessResponse is the SOAP Body content of an answer that carries an
+// RM-Reply (R73), or nil when the Body holds nothing but white space.
+func businessResponse(env *soap.Envelope) []byte {
+	if env.Body == nil || len(env.Body.Child) == 0 {
+		return nil
+	}
+	b := env.BodyContent()
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil
+	}
+	return b
 }
 
 func faultEntry(m sender.MessageRef, c faults.Code) sender.ReplyEntry {

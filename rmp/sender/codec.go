@@ -249,7 +249,7 @@ func decodeRun(from uint64, b []byte) (group.Range, error) {
 
 func encodeOutcome(x *outboxEntry) []byte {
 	o := &x.o
-	e := group.NewRecordEncoder(make([]byte, 0, 48+len(o.Ref.GroupID)+len(o.GroupKey)))
+	e := group.NewRecordEncoder(make([]byte, 0, 48+len(o.Ref.GroupID)+len(o.GroupKey)+len(o.Response)))
 	e.Byte(outcomeV2)
 	e.Str(o.Ref.GroupID)
 	e.Uvarint(o.Ref.Number)
@@ -261,6 +261,10 @@ func encodeOutcome(x *outboxEntry) []byte {
 	e.Time(o.At)
 	e.Bool(x.blocksKey)
 	e.Uvarint(uint64(o.Attempts))
+	if len(o.Response) > 0 {
+		// Optional and last: records written before it still decode.
+		e.Bytes(o.Response)
+	}
 	return e.Encoded()
 }
 
@@ -284,6 +288,11 @@ func decodeOutcome(id OutcomeID, b []byte) (*outboxEntry, error) {
 		d.Fail("bad attempts")
 	}
 	o.Attempts = int(a)
+	if d.Err() == nil && d.Len() > 0 {
+		if o.Response = d.Bytes(); len(o.Response) == 0 {
+			d.Fail("empty business response")
+		}
+	}
 	switch {
 	case d.Err() != nil:
 	case o.Kind != Acknowledged && o.Kind != Failed:

@@ -53,6 +53,10 @@ func TestOutboundOutcomeRoundTrip(t *testing.T) {
 	ge, err := decodeOutcome(9, encodeOutcome(e))
 	noErr(t, err)
 	eq(t, *ge, *e, "outcome")
+	e.o.Kind, e.o.Reason, e.o.Fault, e.o.Response = Acknowledged, ReasonNone, 0, []byte("<r/>")
+	ge, err = decodeOutcome(9, encodeOutcome(e))
+	noErr(t, err)
+	eq(t, *ge, *e, "outcome with a business response (R73)")
 }
 
 // Decoders refuse damaged records with ErrCorrupt: truncations, trailing
@@ -76,6 +80,14 @@ func TestDecodeErrors(t *testing.T) {
 	o[len(o)-1-2-1-1-1-1] = 7 // Kind byte: version,str(0),num,bool,str(0) then kind
 	if _, err := decodeOutcome(0, o); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("bad kind accepted")
+	}
+	// The business response is optional and last; written, it is never
+	// empty, and a truncated one is refused.
+	o = encodeOutcome(&outboxEntry{o: Outcome{Kind: Acknowledged}})
+	for _, tail := range [][]byte{{0}, {5, 'a'}} {
+		if _, err := decodeOutcome(0, append(slices.Clone(o), tail...)); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("outcome with trailing %v accepted", tail)
+		}
 	}
 	if _, err := decodeRun(5, encodeRun(group.Range{From: 0, To: 4})); !errors.Is(err, ErrCorrupt) {
 		t.Fatal("run ending before its start accepted")

@@ -41,6 +41,17 @@ func (s *Sender) Replies(now time.Time, rs []ReplyEntry) Ready {
 	return s.finish(now)
 }
 
+// RepliesWithResponse is Replies for the RM-Reply that answered msg's own
+// POST under the Response pattern together with a business response, the
+// SOAP Body content beside it (R73): when rs acknowledges msg, its
+// Acknowledged outcome carries response. The Sender keeps response; the
+// caller must not modify it afterwards.
+func (s *Sender) RepliesWithResponse(now time.Time, msg MessageRef, response []byte, rs []ReplyEntry) Ready {
+	s.respondedTo, s.response = msg, response
+	defer func() { s.respondedTo, s.response = MessageRef{}, nil }()
+	return s.Replies(now, rs)
+}
+
 // applyRange applies one reply about numbers from..to of g.
 func (s *Sender) applyRange(now time.Time, g *groupState, from, to uint64, code faults.Code) {
 	if g.removed {

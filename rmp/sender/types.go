@@ -196,6 +196,13 @@ type Outcome struct {
 	// Attempts counts the transmissions of the message, the first included;
 	// 0 when unknown (a late fault about an acknowledged message, D13).
 	Attempts int
+	// Response is the business response that came back with the message's
+	// acknowledgement (R73): the SOAP Body content of the answer to its own
+	// POST under the Response pattern, as given to RepliesWithResponse (a
+	// Node gives soap.Envelope.BodyContent: each element standalone, with
+	// the namespace declarations it had in scope); nil when there was none. The outbox keeps it with the outcome, so an
+	// outcome handed out again after a restart still carries it.
+	Response []byte
 }
 
 // EventKind says what happened to a group.
