@@ -33,6 +33,8 @@ type side struct {
 	sends     []Outbound
 	// failDeliveries makes the consumer refuse hand-offs.
 	failDeliveries bool
+	// onOutcome, when set, sees every outcome handed to the producer.
+	onOutcome func(sender.Outcome)
 }
 
 func newSide(t *testing.T, name string, cfg Config) *side {
@@ -68,6 +70,9 @@ func (s *side) drain(now time.Time) {
 			s.e.Taken(now, d.Ref)
 		}
 		for _, o := range rd.Notify {
+			if s.onOutcome != nil {
+				s.onOutcome(o)
+			}
 			s.outcomes = append(s.outcomes, outcomeText(o))
 			s.e.OutcomeHandled(now, o.ID)
 		}
@@ -377,4 +382,36 @@ func TestEngineSendResultParsedByDriver(t *testing.T) {
 	s.e.SendResult(now, o.Ref, res, nil)
 	s.drain(now)
 	require.Equal(t, []string{"0 acknowledged"}, s.outcomes)
+}
+
+// R73 through the engine alone: an answer rendered with the consumer's
+// business response (Answer.WithBusinessResponse) and given to SendResult
+// unparsed puts the response on the message's Acknowledged outcome.
+func TestEngineOutcomeCarriesBusinessResponse(t *testing.T) {
+	s := newSide(t, "sender", engineConfig("s1"))
+	r := newSide(t, "receiver", engineConfig("r1"))
+	now := epoch
+	ref, err := s.e.Submit(now, submission("g", 0, false))
+	require.NoError(t, err)
+	s.drain(now)
+	require.Len(t, s.sends, 1)
+	o := s.sends[0]
+	s.sends = nil
+	r.token++
+	r.e.Receive(now, r.token, o.Post.ContentType, o.Post.Body)
+	r.drain(now)
+	a, ok := r.answers[r.token]
+	require.True(t, ok)
+	require.NotNil(t, a.Await, "the answer waits for the consumer (R73)")
+	a = a.WithBusinessResponse([]byte(`<q:Price xmlns:q="urn:q">12.5</q:Price>`))
+	var got []byte
+	s.onOutcome = func(o sender.Outcome) {
+		if o.Ref == ref {
+			got = o.Response
+		}
+	}
+	s.e.SendResult(now, o.Ref, PostResult{Status: a.Status, ContentType: a.ContentType, Body: a.Body}, nil)
+	s.drain(now)
+	require.Equal(t, []string{"0 acknowledged"}, s.outcomes)
+	require.Contains(t, string(got), ">12.5</q:Price>")
 }

@@ -200,7 +200,11 @@ func (e *Engine) messageResult(now time.Time, ref OutboundRef, res PostResult, e
 	env := e.parseReply(res)
 	switch {
 	case env != nil && env.Response != nil && len(env.Response.Replies) > 0:
-		if body := businessResponse(env); body != nil {
+		body := res.business
+		if !res.parsed {
+			body = businessResponse(env)
+		}
+		if body != nil {
 			// R73: the answer to this message's own POST.
 			e.addSender(e.send.RepliesWithResponse(now, ref.Message, body, senderEntries(env.Response)))
 			break

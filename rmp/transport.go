@@ -35,9 +35,11 @@ type PostResult struct {
 	ContentType string
 	Body        []byte
 
-	// reply is Body parsed by WithParsedReply; parsed says it was.
-	reply  *soap.Envelope
-	parsed bool
+	// reply is Body parsed by WithParsedReply, business its business
+	// response (R73); parsed says they were.
+	reply    *soap.Envelope
+	business []byte
+	parsed   bool
 }
 
 // WithParsedReply returns r with its body parsed under opts, as
@@ -47,6 +49,9 @@ type PostResult struct {
 // engine's EngineConfig.Parse.
 func (r PostResult) WithParsedReply(opts soap.ParseOptions) PostResult {
 	r.reply, r.parsed = parseReply(r.Body, opts), true
+	if r.reply != nil && r.reply.Response != nil {
+		r.business = businessResponse(r.reply)
+	}
 	return r
 }
 
