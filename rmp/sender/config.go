@@ -65,6 +65,11 @@ type Limits struct {
 	MaxGroups int
 	// MaxOutbox bounds outcomes not yet handled by the producer.
 	MaxOutbox int
+	// MaxOutboxBytes bounds the business responses (Outcome.Response) of
+	// outcomes not yet handled: while they hold as much, submissions are
+	// refused, as with MaxOutbox. Messages already sent may still add
+	// theirs: an acknowledgement is never refused.
+	MaxOutboxBytes int64
 	// MaxPollRefs bounds the RefToMessageIds of one Poll; more make more Polls.
 	MaxPollRefs int
 	// MaxStringBytes bounds To, GroupKey, ReplyTo and Action.
@@ -77,7 +82,7 @@ func DefaultLimits() Limits {
 	return Limits{
 		MaxPending: 100000, MaxPendingBytes: 1 << 30,
 		MaxPendingPerDest: 100000, MaxPendingBytesPerDest: 1 << 30,
-		MaxPayloadBytes: 64 << 20, MaxGroups: 1 << 20, MaxOutbox: 1 << 20,
+		MaxPayloadBytes: 64 << 20, MaxGroups: 1 << 20, MaxOutbox: 1 << 20, MaxOutboxBytes: 1 << 30,
 		MaxPollRefs: 1000, MaxStringBytes: 4096,
 	}
 }
@@ -159,7 +164,7 @@ func (c Config) withDefaults() (Config, error) {
 	for _, f := range []struct {
 		v   *int64
 		def int64
-	}{{&l.MaxPendingBytes, d.MaxPendingBytes}, {&l.MaxPendingBytesPerDest, d.MaxPendingBytesPerDest}} {
+	}{{&l.MaxPendingBytes, d.MaxPendingBytes}, {&l.MaxPendingBytesPerDest, d.MaxPendingBytesPerDest}, {&l.MaxOutboxBytes, d.MaxOutboxBytes}} {
 		if *f.v == 0 {
 			*f.v = f.def
 		}

@@ -22,6 +22,7 @@ func (s *Sender) emit(now time.Time, g *groupState, n uint64, attempts int, kind
 	s.b.instanceDirty = true
 	e := &outboxEntry{o: o, blocksKey: blocksKey}
 	s.outbox[o.ID] = e
+	s.outboxBytes += int64(len(o.Response))
 	if blocksKey {
 		s.abortedKeys[g.key]++
 	}
@@ -204,6 +205,7 @@ func (s *Sender) OutcomeHandled(now time.Time, id OutcomeID) Ready {
 	s.runDue(now)
 	if e := s.outbox[id]; e != nil {
 		delete(s.outbox, id)
+		s.outboxBytes -= int64(len(e.o.Response))
 		if s.latest[e.o.Ref] == id {
 			delete(s.latest, e.o.Ref)
 		}

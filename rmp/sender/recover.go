@@ -58,6 +58,7 @@ func (s *Sender) load(k group.Key, v []byte, inst *instanceRec, cur **groupState
 			return err
 		}
 		s.outbox[e.o.ID] = e
+		s.outboxBytes += int64(len(e.o.Response))
 		s.nextOutcome = max(s.nextOutcome, e.o.ID+1)
 		return nil
 	case group.RoleSender:

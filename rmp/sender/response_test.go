@@ -1,6 +1,7 @@
 package sender
 
 import (
+	"errors"
 	"testing"
 )
 
@@ -43,4 +44,30 @@ func TestOutcomeCarriesBusinessResponse_R73(t *testing.T) {
 	h.reply(ack(d.GroupID, 3, 3))
 	got = byNumber(h.outcomes)
 	eq(t, got[2].Response == nil && got[3].Response == nil, true, "no response without the own message's ack")
+}
+
+// Business responses waiting in the outbox count against MaxOutboxBytes:
+// over it, submissions are refused (the acknowledgement that brought the
+// response never is), before and after a restart, until the producer
+// handles the outcome.
+func TestOutboxBytesBoundSubmissions(t *testing.T) {
+	cfg := testConfig()
+	cfg.Limits.MaxOutboxBytes = 16
+	h := newHarness(t, cfg)
+	h.hold = true
+	a := h.submit(Submission{GroupKey: "k", Flags: ackReq, Payload: []byte("0")})
+	h.step()
+	h.apply(h.s.RepliesWithResponse(h.now, a, []byte("<twenty-bytes-long/>"), []ReplyEntry{ack(a.GroupID, 0, 0)}))
+	eq(t, len(h.outcomes), 1, "the acknowledgement is applied")
+	refused := func(when string) {
+		t.Helper()
+		if err := h.submitErr(Submission{GroupKey: "k", Flags: ackReq, Payload: []byte("1")}); !errors.Is(err, ErrBoundsFull) {
+			t.Fatalf("%s: err = %v, want ErrBoundsFull", when, err)
+		}
+	}
+	refused("over the bound")
+	h.restart()
+	refused("after a restart")
+	h.handle(h.outcomes[0].ID)
+	h.submit(Submission{GroupKey: "k", Flags: ackReq, Payload: []byte("1")})
 }

@@ -54,6 +54,9 @@ type Sender struct {
 	nextPoll     PollID
 	pending      int
 	pendingBytes int64
+	// outboxBytes is the size of the business responses in outbox
+	// (MaxOutboxBytes).
+	outboxBytes int64
 	// pendFree are emptied pending maps kept for reuse (extra.go).
 	pendFree []map[uint64]*message
 	// replay: the next Ready re-emits the whole outbox (after Recover).
@@ -232,8 +235,8 @@ func (s *Sender) openGroup(now time.Time, key string) *groupState {
 
 func (s *Sender) checkBounds(sub *Submission, newGroup bool) error {
 	l := &s.cfg.Limits
-	if len(s.outbox) >= l.MaxOutbox {
-		return fmt.Errorf("%w: %d outcomes not handled by the producer", ErrBoundsFull, len(s.outbox))
+	if len(s.outbox) >= l.MaxOutbox || s.outboxBytes >= l.MaxOutboxBytes {
+		return fmt.Errorf("%w: %d outcomes (%d bytes of business responses) not handled by the producer", ErrBoundsFull, len(s.outbox), s.outboxBytes)
 	}
 	if newGroup && len(s.groups) >= l.MaxGroups {
 		return fmt.Errorf("%w: %d groups", ErrBoundsFull, len(s.groups))
