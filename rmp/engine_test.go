@@ -360,13 +360,11 @@ func TestEngineRecycle(t *testing.T) {
 	}
 }
 
-// A response the driver parsed off the loop (WithParsedReply) is applied
-// as parsed: the engine does not read the body again.
-func TestEngineSendResultParsedByDriver(t *testing.T) {
-	s := newSide(t, "sender", engineConfig("s1"))
-	r := newSide(t, "receiver", engineConfig("r1"))
-	now := epoch
-	_, err := s.e.Submit(now, submission("g", 0, false))
+// submitOne submits one message at s, carries its POST to r and returns
+// the message, the POST and r's answer, which s has not seen yet.
+func submitOne(t *testing.T, now time.Time, s, r *side) (sender.MessageRef, Outbound, Answer) {
+	t.Helper()
+	ref, err := s.e.Submit(now, submission("g", 0, false))
 	require.NoError(t, err)
 	s.drain(now)
 	require.Len(t, s.sends, 1)
@@ -376,7 +374,17 @@ func TestEngineSendResultParsedByDriver(t *testing.T) {
 	r.e.Receive(now, r.token, o.Post.ContentType, o.Post.Body)
 	r.drain(now)
 	a, ok := r.answers[r.token]
-	require.True(t, ok)
+	require.True(t, ok, "no answer")
+	return ref, o, a
+}
+
+// A response the driver parsed off the loop (WithParsedReply) is applied
+// as parsed: the engine does not read the body again.
+func TestEngineSendResultParsedByDriver(t *testing.T) {
+	s := newSide(t, "sender", engineConfig("s1"))
+	r := newSide(t, "receiver", engineConfig("r1"))
+	now := epoch
+	_, o, a := submitOne(t, now, s, r)
 	res := PostResult{Status: a.Status, ContentType: a.ContentType, Body: a.Body}.WithParsedReply(s.e.cfg.Parse)
 	res.Body = []byte("not an envelope")
 	s.e.SendResult(now, o.Ref, res, nil)
@@ -391,17 +399,7 @@ func TestEngineOutcomeCarriesBusinessResponse(t *testing.T) {
 	s := newSide(t, "sender", engineConfig("s1"))
 	r := newSide(t, "receiver", engineConfig("r1"))
 	now := epoch
-	ref, err := s.e.Submit(now, submission("g", 0, false))
-	require.NoError(t, err)
-	s.drain(now)
-	require.Len(t, s.sends, 1)
-	o := s.sends[0]
-	s.sends = nil
-	r.token++
-	r.e.Receive(now, r.token, o.Post.ContentType, o.Post.Body)
-	r.drain(now)
-	a, ok := r.answers[r.token]
-	require.True(t, ok)
+	ref, o, a := submitOne(t, now, s, r)
 	require.NotNil(t, a.Await, "the answer waits for the consumer (R73)")
 	a = a.WithBusinessResponse([]byte(`<q:Price xmlns:q="urn:q">12.5</q:Price>`))
 	var got []byte
