@@ -58,6 +58,8 @@ type node struct {
 	// watchID was not submitted after all and lostSub is set.
 	watch, lostSub bool
 	watchID        int
+	// drains counts drain calls (checkIndex).
+	drains int
 }
 
 var errInjected = errors.New("sim: injected store fault")
@@ -196,6 +198,9 @@ func (n *node) drain() {
 		}
 	}
 	wd.m.bounds(n)
+	if n.drains++; n.recovering || n.drains%indexCheckEvery == 0 {
+		n.checkIndex()
+	}
 	n.arm()
 }
 
