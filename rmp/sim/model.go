@@ -294,6 +294,7 @@ func (m *model) take(n *node, id int, ref receiver.DeliveryRef, key deliveryKey)
 // outcome is the producer: each outcome is reported exactly once (D27).
 func (m *model) outcome(n *node, o sender.Outcome) {
 	wd := m.wd
+	m.outcomeResponse(o)
 	hk := handleKey{n.idx, o.ID}
 	if h := m.handled[hk]; h != nil {
 		if h.durable {

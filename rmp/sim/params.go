@@ -112,11 +112,13 @@ type Result struct {
 	// Responses counts business responses carried by the answer that
 	// acknowledged their message, CachedResponses those carried again by
 	// a duplicate's answer (D18), ResponsesSeen those that reached the
-	// producer's side, each checked to be its message's own (R73).
-	Responses, CachedResponses, ResponsesSeen int
-	StoreFault                                int
-	WALFaults                                 int // of StoreFault, pebble WAL write faults (errorfs)
-	Events                                    int
+	// producer's side, each checked to be its message's own (R73), and
+	// ResponsesOnOutcome those handed to the producer on an Acknowledged
+	// outcome (Outcome.Response), checked the same way.
+	Responses, CachedResponses, ResponsesSeen, ResponsesOnOutcome int
+	StoreFault                                                    int
+	WALFaults                                                     int // of StoreFault, pebble WAL write faults (errorfs)
+	Events                                                        int
 	// Rules counts terminations and removals by "role event rule".
 	Rules map[string]int
 	// Exclusions counts named, known limitations that an invariant skips.
@@ -142,6 +144,7 @@ func (r *Result) Add(o Result) {
 	r.Responses += o.Responses
 	r.CachedResponses += o.CachedResponses
 	r.ResponsesSeen += o.ResponsesSeen
+	r.ResponsesOnOutcome += o.ResponsesOnOutcome
 	r.StoreFault += o.StoreFault
 	r.WALFaults += o.WALFaults
 	r.Events += o.Events
@@ -159,7 +162,7 @@ func (r *Result) Summary() string {
 	fmt.Fprintf(&b, "seeds=%d submitted=%d delivered=%d acked=%d redelivered-after-restart=%d rereported-after-restart=%d crashes=%d store-faults=%d events=%d violations=%d\n",
 		r.Seeds, r.Submitted, r.Delivered, r.Acked, r.Redelivery, r.Rereported, r.Crashes, r.StoreFault, r.Events, len(r.Violations))
 	fmt.Fprintf(&b, "pebble WAL faults: %d, clocks set back: %d\n", r.WALFaults, r.BackJumps)
-	fmt.Fprintf(&b, "business responses: answered=%d cached-for-duplicates=%d seen-by-producer=%d\n", r.Responses, r.CachedResponses, r.ResponsesSeen)
+	fmt.Fprintf(&b, "business responses: answered=%d cached-for-duplicates=%d seen-by-producer=%d on-outcomes=%d\n", r.Responses, r.CachedResponses, r.ResponsesSeen, r.ResponsesOnOutcome)
 	for _, m := range []struct {
 		name string
 		m    map[string]int

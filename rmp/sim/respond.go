@@ -7,6 +7,7 @@ import (
 	"github.com/wsrkit/wsrkit/rmp"
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
+	"github.com/wsrkit/wsrkit/rmp/sender"
 )
 
 // Business responses (R73, D18). Under the Response pattern the consumer
@@ -67,6 +68,35 @@ func (n *node) releaseAwaiting() {
 	}
 	n.wd.violate(-1, "R73: %s: %d answers await deliveries that were not in their Ready", n.name, len(n.awaiting))
 	clear(n.awaiting)
+}
+
+// outcomeResponse checks the business response an outcome carries, also
+// when it is reported again after a restart (the outbox keeps it): only an
+// Acknowledged outcome of a request-response message has one, and it is
+// exactly that message's (R73).
+func (m *model) outcomeResponse(o sender.Outcome) {
+	if o.Response == nil {
+		return
+	}
+	id, ok := m.byRef[o.Ref]
+	if !ok {
+		return // reported as an outcome for a message never submitted
+	}
+	if o.Kind != sender.Acknowledged || !m.wd.responds(id) || !sameResponse(o.Response, id) {
+		m.wd.violate(id, "R73: outcome %v carries business response %.64q", o.Kind, o.Response)
+		return
+	}
+	m.wd.res.ResponsesOnOutcome++
+}
+
+// sameResponse reports whether b is message id's business response as a
+// Node renders a Body's content: the element standalone, so with the
+// envelope's namespace declarations added to its start tag.
+func sameResponse(b []byte, id int) bool {
+	open := respMark[:len(respMark)-1] // without the closing '>'
+	end := bytes.IndexByte(b, '>')
+	return bytes.HasPrefix(b, open) && end > 0 &&
+		bytes.Equal(b[end+1:], append(strconv.AppendInt(nil, int64(id), 10), "</r>"...))
 }
 
 // answered checks a business response that reached the producer's side

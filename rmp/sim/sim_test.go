@@ -83,8 +83,8 @@ func TestSim(t *testing.T) {
 		if total.BestEffort["delivered"] == 0 || total.BestEffort["lost"] == 0 {
 			t.Errorf("the CI seeds did not deliver and lose best-effort messages: %s", total.Summary())
 		}
-		if total.Responses == 0 || total.CachedResponses == 0 || total.ResponsesSeen == 0 {
-			t.Errorf("the CI seeds did not carry business responses on acks, on duplicates' acks and to the producer (R73, D18): %s", total.Summary())
+		if total.Responses == 0 || total.CachedResponses == 0 || total.ResponsesSeen == 0 || total.ResponsesOnOutcome == 0 {
+			t.Errorf("the CI seeds did not carry business responses on acks, on duplicates' acks, to the producer and on its outcomes (R73, D18): %s", total.Summary())
 		}
 		if total.Aborts["sender"] == 0 || total.Aborts["receiver"] == 0 || total.Rules["sender removed deleted"] == 0 || total.Rules["receiver removed deleted"] == 0 {
 			t.Errorf("the CI seeds did not abort groups on both sides: %s", total.Summary())
