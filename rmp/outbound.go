@@ -171,7 +171,7 @@ func (e *Engine) SendResult(now time.Time, ref OutboundRef, res PostResult, err 
 	case OutPoll:
 		ok := err == nil && res.Status/100 == 2
 		if ok {
-			if env := e.parseReply(res); env != nil && env.Response != nil {
+			if env, _ := e.parseReply(res); env != nil && env.Response != nil {
 				e.addSender(e.send.Replies(now, senderEntries(env.Response)))
 			}
 		}
@@ -182,11 +182,13 @@ func (e *Engine) SendResult(now time.Time, ref OutboundRef, res PostResult, err 
 	e.flushFailures(now)
 }
 
-func (e *Engine) parseReply(res PostResult) *soap.Envelope {
-	if res.parsed {
-		return res.reply
+// parseReply is res's envelope and business response, parsed now unless
+// the driver did it already (WithParsedReply).
+func (e *Engine) parseReply(res PostResult) (*soap.Envelope, []byte) {
+	if !res.parsed {
+		res = res.WithParsedReply(e.cfg.Parse)
 	}
-	return parseReply(res.Body, e.cfg.Parse)
+	return res.reply, res.business
 }
 
 // messageResult applies the HTTP response to a reliable message: an ack or
@@ -197,13 +199,9 @@ func (e *Engine) messageResult(now time.Time, ref OutboundRef, res PostResult, e
 		e.addSender(e.send.Sent(now, ref.Message, sender.TransportResult{Kind: sender.TransportConnectionFailed}))
 		return
 	}
-	env := e.parseReply(res)
+	env, body := e.parseReply(res)
 	switch {
 	case env != nil && env.Response != nil && len(env.Response.Replies) > 0:
-		body := res.business
-		if !res.parsed {
-			body = businessResponse(env)
-		}
 		if body != nil {
 			// R73: the answer to this message's own POST.
 			e.addSender(e.send.RepliesWithResponse(now, ref.Message, body, senderEntries(env.Response)))
