@@ -22,6 +22,10 @@ type batch struct {
 	// groups whose acked set changed, numbered by groupState.snap.
 	ackedBefore   []runSet
 	instanceDirty bool
+	// respondedTo is the message whose own POST brought response, the
+	// business response for its Acknowledged outcome (RepliesWithResponse).
+	respondedTo MessageRef
+	response    []byte
 }
 
 func (s *Sender) begin() {

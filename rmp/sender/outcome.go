@@ -14,8 +14,8 @@ import (
 // fault about an acknowledged message).
 func (s *Sender) emit(now time.Time, g *groupState, n uint64, attempts int, kind OutcomeKind, reason Reason, code faults.Code, blocksKey bool) {
 	o := Outcome{ID: s.nextOutcome, Ref: s.ref(g, n), GroupKey: g.key, Kind: kind, Reason: reason, Fault: code, At: now, Attempts: attempts}
-	if kind == Acknowledged && s.response != nil && o.Ref == s.respondedTo {
-		o.Response = s.response // R73
+	if kind == Acknowledged && s.b.response != nil && o.Ref == s.b.respondedTo {
+		o.Response = s.b.response // R73
 	}
 	s.nextOutcome++
 	s.latest[o.Ref] = o.ID

@@ -19,8 +19,13 @@ import (
 // A NonSequenceReply about a sequenced group, a SequenceReplies about a
 // singleton, and a range with From > To are ignored.
 func (s *Sender) Replies(now time.Time, rs []ReplyEntry) Ready {
+	return s.replies(now, rs, MessageRef{}, nil)
+}
+
+func (s *Sender) replies(now time.Time, rs []ReplyEntry, respondedTo MessageRef, response []byte) Ready {
 	now = now.UTC()
 	s.begin()
+	s.b.respondedTo, s.b.response = respondedTo, response
 	s.runDue(now)
 	for i := range rs {
 		e := &rs[i]
@@ -47,9 +52,7 @@ func (s *Sender) Replies(now time.Time, rs []ReplyEntry) Ready {
 // Acknowledged outcome carries response. The Sender keeps response; the
 // caller must not modify it afterwards.
 func (s *Sender) RepliesWithResponse(now time.Time, msg MessageRef, response []byte, rs []ReplyEntry) Ready {
-	s.respondedTo, s.response = msg, response
-	defer func() { s.respondedTo, s.response = MessageRef{}, nil }()
-	return s.Replies(now, rs)
+	return s.replies(now, rs, msg, response)
 }
 
 // applyRange applies one reply about numbers from..to of g.

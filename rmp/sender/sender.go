@@ -61,10 +61,6 @@ type Sender struct {
 	pendFree []map[uint64]*message
 	// replay: the next Ready re-emits the whole outbox (after Recover).
 	replay bool
-	// respondedTo and response: during RepliesWithResponse, the message
-	// whose own POST the business response answered.
-	respondedTo MessageRef
-	response    []byte
 
 	b batch
 }
