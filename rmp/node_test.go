@@ -145,22 +145,12 @@ func TestNodeRestartOnPebbleAndFailingConsumer(t *testing.T) {
 	}
 	rc := newCollector()
 	rc.failFirst = 2
-	var mu sync.Mutex
-	var rn *Node
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		n := rn
-		mu.Unlock()
-		if n == nil {
-			http.Error(w, "restarting", http.StatusServiceUnavailable)
-			return
-		}
-		n.ServeHTTP(w, r)
-	}))
+	ep := &nodeEndpoint{}
+	srv := httptest.NewServer(ep)
 	defer srv.Close()
-	var err error
-	rn, err = Open(nodeConfig("r", openPebble(), rc))
+	rn, err := Open(nodeConfig("r", openPebble(), rc))
 	require.NoError(t, err)
+	ep.set(rn)
 
 	sc := newCollector()
 	sn, err := Open(nodeConfig("s", memstore.New(memstore.Options{}), sc))
@@ -172,16 +162,10 @@ func TestNodeRestartOnPebbleAndFailingConsumer(t *testing.T) {
 		_, err := sn.Submit(ctx, sub)
 		require.NoError(t, err)
 		if i == 4 {
-			mu.Lock()
-			old := rn
-			rn = nil
-			mu.Unlock()
-			require.NoError(t, old.Close(ctx))
-			reopened, err := Open(nodeConfig("r", openPebble(), rc))
+			require.NoError(t, ep.set(nil).Close(ctx))
+			rn, err = Open(nodeConfig("r", openPebble(), rc))
 			require.NoError(t, err)
-			mu.Lock()
-			rn = reopened
-			mu.Unlock()
+			ep.set(rn)
 		}
 	}
 	sc.waitFor(t, "ten outcomes", func() bool { return len(sc.outcomes) == 10 })
@@ -191,9 +175,7 @@ func TestNodeRestartOnPebbleAndFailingConsumer(t *testing.T) {
 	require.Equal(t, []string{"m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9"}, rc.delivered)
 	rc.mu.Unlock()
 	require.NoError(t, sn.Close(ctx))
-	mu.Lock()
 	require.NoError(t, rn.Close(ctx))
-	mu.Unlock()
 }
 
 func TestNodeFakeClockRunsHoursInMilliseconds(t *testing.T) {
@@ -265,12 +247,8 @@ func TestNodeDeferredDeliveryIsConfirmedLaterAndSurvivesRestart(t *testing.T) {
 		return n
 	}
 	rn := open()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		n := rn
-		mu.Unlock()
-		n.ServeHTTP(w, r)
-	}))
+	ep := &nodeEndpoint{n: rn}
+	srv := httptest.NewServer(ep)
 	defer srv.Close()
 	sc := newCollector()
 	sn, err := Open(nodeConfig("s", memstore.New(memstore.Options{}), sc))
@@ -290,9 +268,8 @@ func TestNodeDeferredDeliveryIsConfirmedLaterAndSurvivesRestart(t *testing.T) {
 
 	// Restart before confirming: the first is handed out again.
 	require.NoError(t, rn.Close(ctx))
-	mu.Lock()
 	rn = open()
-	mu.Unlock()
+	ep.set(rn)
 	waitUntil(t, func() bool { return count() == 2 })
 	mu.Lock()
 	first := got[1]
@@ -305,6 +282,34 @@ func TestNodeDeferredDeliveryIsConfirmedLaterAndSurvivesRestart(t *testing.T) {
 	mu.Unlock()
 	require.NoError(t, rn.Close(ctx))
 	require.NoError(t, sn.Close(ctx))
+}
+
+// nodeEndpoint serves HTTP for the Node a test put behind it, so that the
+// server keeps its URL across restarts; with none it answers 503, as a
+// node that stopped does (the sender resends).
+type nodeEndpoint struct {
+	mu sync.Mutex
+	n  *Node
+}
+
+// set puts n behind the endpoint and returns the Node it replaces.
+func (e *nodeEndpoint) set(n *Node) *Node {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	old := e.n
+	e.n = n
+	return old
+}
+
+func (e *nodeEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	e.mu.Lock()
+	n := e.n
+	e.mu.Unlock()
+	if n == nil {
+		http.Error(w, "restarting", http.StatusServiceUnavailable)
+		return
+	}
+	n.ServeHTTP(w, r)
 }
 
 // reopenable keeps a memstore usable across Node restarts (Close is a no-op).
@@ -452,18 +457,9 @@ func TestNodeLazyCommits(t *testing.T) {
 	rcfg.LazyCommitDelay = time.Hour
 	rn, err := Open(rcfg)
 	require.NoError(t, err)
-	var cur *Node
-	var mu sync.Mutex
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		n := cur
-		mu.Unlock()
-		n.ServeHTTP(w, r)
-	}))
+	ep := &nodeEndpoint{n: rn}
+	srv := httptest.NewServer(ep)
 	defer srv.Close()
-	mu.Lock()
-	cur = rn
-	mu.Unlock()
 	sc := newCollector()
 	sn, err := Open(nodeConfig("s", memstore.New(memstore.Options{}), sc))
 	require.NoError(t, err)
@@ -496,9 +492,7 @@ func TestNodeLazyCommits(t *testing.T) {
 	rn2, err := Open(rcfg)
 	require.NoError(t, err)
 	defer rn2.Close(ctx)
-	mu.Lock()
-	cur = rn2
-	mu.Unlock()
+	ep.set(rn2)
 	require.NoError(t, rn2.Sync(ctx))
 	time.Sleep(200 * time.Millisecond)
 	again.mu.Lock()
