@@ -28,8 +28,14 @@ type Inbound struct {
 // engine configuration's limits.
 func ParseInbound(contentType string, body []byte, opts soap.ParseOptions) *Inbound {
 	in := &Inbound{}
-	in.version, _, in.ctErr = soap.VersionFromContentType(contentType)
+	var charset string
+	in.version, _, charset, in.ctErr = soap.MediaType(contentType)
 	if in.ctErr != nil {
+		return in
+	}
+	// UTF-16 declared only by the charset parameter (no BOM); Parse finds
+	// the rest by itself.
+	if body, in.parseErr = soap.ToUTF8(body, charset); in.parseErr != nil {
 		return in
 	}
 	in.env, in.parseErr = soap.Parse(body, opts)

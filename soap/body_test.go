@@ -141,6 +141,8 @@ func TestHTTPHelpers(t *testing.T) {
 		"Text/XML; Charset=UTF-8": SOAP11,
 		"application/soap+xml":    SOAP12,
 		`application/soap+xml; charset="utf-8"; action="urn:x"`: SOAP12,
+		"application/soap+xml; charset=utf-16":                  SOAP12, // XML 1.0 §4.3.3
+		"text/xml; charset=UTF-16LE":                            SOAP11,
 	} {
 		v, _, err := VersionFromContentType(ct)
 		noErr(t, err, ct)
@@ -149,7 +151,7 @@ func TestHTTPHelpers(t *testing.T) {
 	_, action, err := VersionFromContentType(ContentType(SOAP12, "urn:a/b c"))
 	noErr(t, err)
 	equal(t, "urn:a/b c", action)
-	for _, ct := range []string{"", "application/json", "text/xml; charset=iso-8859-1", "application/soap+xml; charset=utf-16", "text/"} {
+	for _, ct := range []string{"", "application/json", "text/xml; charset=iso-8859-1", "text/xml; charset=us-ascii", "text/"} {
 		if _, _, err := VersionFromContentType(ct); err != ErrContentType {
 			t.Errorf("VersionFromContentType(%q) = %v", ct, err)
 		}

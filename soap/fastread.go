@@ -13,8 +13,9 @@ import (
 // It returns nil — and Parse then reads b with etree's own reader — for
 // anything else: a DOCTYPE, a processing instruction, a carriage return
 // (encoding/xml rewrites line ends), a non-ASCII name, an element past
-// maxDepth or with more than maxAttrs attributes, a repeated attribute, a
-// second root and every malformed input. So every error, and every
+// maxDepth or with more than maxAttrs attributes, more than maxElems
+// elements, comments and CDATA sections, a repeated attribute, an unbound
+// prefix, a second root and every malformed input. So every error, and every
 // document it does not understand, is etree's; a document it accepts is
 // the one etree would build (FuzzReadFast compares them token by token).
 //
@@ -22,8 +23,8 @@ import (
 // CPU (BENCHMARKS.md "## soap"). Elements and text tokens come from slabs,
 // and each element's children and attributes are gathered first and
 // stored in slices of their exact size.
-func readFast(b []byte, maxDepth, maxAttrs int) *etree.Document {
-	r := fastReader{b: b, maxDepth: maxDepth, maxAttrs: maxAttrs}
+func readFast(b []byte, maxDepth, maxAttrs, maxElems int) *etree.Document {
+	r := fastReader{b: b, maxDepth: maxDepth, maxAttrs: maxAttrs, maxElems: maxElems}
 	r.guess = countTokens(b)
 	doc := etree.NewDocument()
 	if !r.document(&doc.Element) {
@@ -37,6 +38,7 @@ type fastReader struct {
 	b                  []byte
 	i                  int
 	maxDepth, maxAttrs int
+	maxElems, elems    int           // elements, comments and CDATA sections read so far
 	scratch            []byte        // decoded text
 	attrs              []pendingAttr // of the start tag being read
 	kids               []etree.Token // children of the open elements, innermost last
@@ -80,7 +82,7 @@ func (r *fastReader) document(doc *etree.Element) bool {
 		switch {
 		case hasPrefixAt(r.b, r.i, "<!--"):
 			c, ok := r.comment()
-			if !ok {
+			if !ok || !r.count() {
 				return false
 			}
 			doc.AddChild(c)
@@ -217,7 +219,7 @@ func (r *fastReader) element(doc *etree.Element) bool {
 			tok, ok = r.cdata()
 		case isNameStart(c):
 			// etree's limit counts the document as one level.
-			if len(r.open)+1 > r.maxDepth {
+			if len(r.open)+1 > r.maxDepth || !r.count() {
 				return false
 			}
 			el, empty, ok := r.startTag()
@@ -239,11 +241,56 @@ func (r *fastReader) element(doc *etree.Element) bool {
 		default:
 			return false
 		}
-		if !ok {
+		if !ok || !r.count() {
 			return false
 		}
 		r.kids = append(r.kids, tok)
 	}
+}
+
+// count counts one more element, comment or CDATA section; false past
+// maxElems.
+func (r *fastReader) count() bool {
+	r.elems++
+	return r.elems <= r.maxElems
+}
+
+// bound reports whether the start tag being read may use prefix: it is
+// "", "xml", or declared by the tag itself or the nearest open element
+// that declares it (the open elements' attributes are the scope: no
+// state of its own, so no allocation).
+func (r *fastReader) bound(prefix string) bool {
+	if prefix == "" || prefix == "xml" {
+		return true
+	}
+	for _, a := range r.attrs {
+		if a.space == "xmlns" && a.key == prefix {
+			return a.value != ""
+		}
+	}
+	for i := len(r.open) - 1; i >= 0; i-- {
+		for _, a := range r.open[i].el.Attr {
+			if a.Space == "xmlns" && a.Key == prefix {
+				return true // checked non-empty when its tag was read
+			}
+		}
+	}
+	return false
+}
+
+// namesBound checks the prefixes of the start tag being read (its name
+// space, its attributes' and its declarations); etree's reader is left to
+// refuse an unbound one by name.
+func (r *fastReader) namesBound(space string) bool {
+	if !r.bound(space) {
+		return false
+	}
+	for _, a := range r.attrs {
+		if a.space == "xmlns" && a.value == "" || a.space != "xmlns" && !r.bound(a.space) {
+			return false
+		}
+	}
+	return true
 }
 
 // adopt makes kids the children of el, in a slice of their exact size
@@ -276,9 +323,12 @@ func (r *fastReader) startTag() (el *etree.Element, empty, ok bool) {
 		switch r.b[r.i] {
 		case '>':
 			r.i++
+			if !r.namesBound(space) {
+				return nil, false, false
+			}
 			return r.newElement(space, local), false, true
 		case '/':
-			if r.i+1 >= len(r.b) || r.b[r.i+1] != '>' {
+			if r.i+1 >= len(r.b) || r.b[r.i+1] != '>' || !r.namesBound(space) {
 				return nil, false, false
 			}
 			r.i += 2

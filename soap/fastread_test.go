@@ -84,7 +84,7 @@ func sameChildren(path string, got, want *etree.Element) error {
 // same tree.
 func checkReadFast(t *testing.T, b []byte) (accepted bool) {
 	t.Helper()
-	fast := readFast(b, DefaultMaxDepth, DefaultMaxAttributes)
+	fast := readFast(b, DefaultMaxDepth, DefaultMaxAttributes, DefaultMaxElements)
 	if fast == nil {
 		return false
 	}
@@ -197,8 +197,9 @@ func TestReadFastDeclines(t *testing.T) {
 		`<!DOCTYPE a><a/>`, `<?pi x?><a/>`, `<a><?pi x?></a>`, `<?xml version="1.1"?><a/>`,
 		`<?xml version="1.0" encoding="ISO-8859-1"?><a/>`, ` <?xml version="1.0"?><a/>`,
 		`<a><!-- x -- y --></a>`, `<a><!-- x ---></a>`, `<a><![CDATA[x</a>`, deep, attrs.String(),
+		`<p:a/>`, `<a p:x="1"/>`, `<a xmlns:p=""/>`, `<a><p:b xmlns:q="urn:q"/></a>`, `<a xmlns:p="urn:p"/><p:b/>`,
 	} {
-		if readFast([]byte(in), DefaultMaxDepth, DefaultMaxAttributes) != nil {
+		if readFast([]byte(in), DefaultMaxDepth, DefaultMaxAttributes, DefaultMaxElements) != nil {
 			t.Errorf("readFast took %q", in)
 		}
 	}

@@ -2,7 +2,9 @@ package soap
 
 import (
 	"bytes"
+	"encoding/xml"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -24,7 +26,9 @@ func addExamples(f *testing.F) {
 }
 
 // FuzzParse: Parse never panics; every error is a fault with a valid code
-// and a rule; an accepted envelope can be forwarded and stripped.
+// and a rule; an accepted envelope has exactly one root element (issue 18,
+// XML 1.0 §2.1) by an independent reader's count, and can be forwarded and
+// stripped.
 func FuzzParse(f *testing.F) {
 	addExamples(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -38,6 +42,9 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("message fault without the identified request: %v", err)
 			}
 			return
+		}
+		if n := topLevelElements(t, data); n != 1 {
+			t.Fatalf("accepted a document with %d root elements: %q", n, data)
 		}
 		_ = env.BodyContent()
 		out, err := env.WithoutWSRM()
@@ -55,6 +62,35 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("wsrm blocks survived WithoutWSRM: %s", out)
 		}
 	})
+}
+
+// topLevelElements counts the root elements of data with encoding/xml's
+// tokenizer, a reader independent of both of Parse's.
+func topLevelElements(t *testing.T, data []byte) int {
+	b, err := ToUTF8(data, "")
+	if err != nil {
+		t.Fatalf("accepted, but ToUTF8 refuses it: %v", err)
+	}
+	d := xml.NewDecoder(bytes.NewReader(b))
+	depth, roots := 0, 0
+	for {
+		tok, err := d.RawToken()
+		if err == io.EOF {
+			return roots
+		}
+		if err != nil {
+			t.Fatalf("accepted, but encoding/xml cannot read it: %v\n%q", err, data)
+		}
+		switch tok.(type) {
+		case xml.StartElement:
+			if depth == 0 {
+				roots++
+			}
+			depth++
+		case xml.EndElement:
+			depth--
+		}
+	}
 }
 
 // FuzzRoundTrip: parse → write → parse gives equal structs, and writing is

@@ -62,16 +62,24 @@ func SOAPAction(action string) string {
 }
 
 // ErrContentType is returned by VersionFromContentType for a media type that
-// is not a SOAP envelope in UTF-8.
-var ErrContentType = errors.New("soap: Content-Type is not text/xml or application/soap+xml in UTF-8")
+// is not a SOAP envelope in UTF-8 or UTF-16.
+var ErrContentType = errors.New("soap: Content-Type is not text/xml or application/soap+xml in UTF-8 or UTF-16")
 
 // VersionFromContentType tells the SOAP version from a Content-Type header:
 // text/xml is SOAP 1.1, application/soap+xml is SOAP 1.2. A charset other
-// than UTF-8 is refused; the SOAP 1.2 action parameter is returned.
+// than UTF-8 or UTF-16 is refused; the SOAP 1.2 action parameter is
+// returned.
 func VersionFromContentType(ct string) (v Version, action string, err error) {
+	v, action, _, err = MediaType(ct)
+	return v, action, err
+}
+
+// MediaType is VersionFromContentType that also returns the charset
+// parameter ("" when absent), for ToUTF8.
+func MediaType(ct string) (v Version, action, charset string, err error) {
 	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil {
-		return 0, "", ErrContentType
+		return 0, "", "", ErrContentType
 	}
 	switch mt {
 	case "text/xml":
@@ -80,10 +88,11 @@ func VersionFromContentType(ct string) (v Version, action string, err error) {
 		v = SOAP12
 		action = params["action"]
 	default:
-		return 0, "", ErrContentType
+		return 0, "", "", ErrContentType
 	}
-	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return 0, "", ErrContentType
+	charset = params["charset"]
+	if charset != "" && !strings.EqualFold(charset, "utf-8") && !isUTF16Charset(charset) {
+		return 0, "", "", ErrContentType
 	}
-	return v, action, nil
+	return v, action, charset, nil
 }

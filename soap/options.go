@@ -7,6 +7,7 @@ const (
 	DefaultMaxIDLength   = 2048
 	DefaultMaxEntries    = 10000
 	DefaultMaxAttributes = 128
+	DefaultMaxElements   = 10000
 )
 
 // ParseOptions bounds what Parse accepts. A zero or negative field means its
@@ -27,6 +28,11 @@ type ParseOptions struct {
 	// MaxAttributes bounds the attributes (namespace declarations included)
 	// of any one element (default 128).
 	MaxAttributes int
+	// MaxElements bounds the elements, comments and CDATA sections of one
+	// envelope (default 10000). It is checked while reading, before the
+	// document is built past it: a small body of many tiny elements would
+	// otherwise cost about 40 times its size in memory (issue 18).
+	MaxElements int
 }
 
 // withDefaults returns o with every unset limit at its default.
@@ -45,6 +51,9 @@ func (o ParseOptions) withDefaults() ParseOptions {
 	}
 	if o.MaxAttributes <= 0 {
 		o.MaxAttributes = DefaultMaxAttributes
+	}
+	if o.MaxElements <= 0 {
+		o.MaxElements = DefaultMaxElements
 	}
 	return o
 }

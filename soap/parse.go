@@ -90,6 +90,10 @@ func Parse(b []byte, o ParseOptions) (*Envelope, error) {
 		return nil, faults.New(faults.InvalidRequest, "soap.limit.envelope-size",
 			"envelope is larger than "+itoa(uint64(o.MaxBytes))+" bytes")
 	}
+	b, err := ToUTF8(b, "")
+	if err != nil {
+		return nil, err
+	}
 	b = bytes.TrimPrefix(b, utf8BOM)
 	doc, err := readDocument(b, o)
 	if err != nil {
@@ -126,9 +130,15 @@ func readDocument(b []byte, o ParseOptions) (*etree.Document, error) {
 		MaxDepth:               o.MaxDepth,
 		PreserveDuplicateAttrs: true, // checkTokens refuses duplicates
 	}
-	if doc := readFast(b, o.MaxDepth, o.MaxAttributes); doc != nil {
+	if doc := readFast(b, o.MaxDepth, o.MaxAttributes, o.MaxElements); doc != nil {
 		doc.ReadSettings = settings
 		return doc, nil
+	}
+	// Counted before etree builds anything: its document costs ~40 times
+	// the bytes of a body of tiny elements (issue 18).
+	if countMarkup(b, o.MaxElements) > o.MaxElements {
+		return nil, faults.New(faults.InvalidRequest, "soap.limit.elements",
+			"envelope has more than "+itoa(uint64(o.MaxElements))+" elements, comments and CDATA sections")
 	}
 	doc := etree.NewDocument()
 	doc.ReadSettings = settings
@@ -150,8 +160,11 @@ func readDocument(b []byte, o ParseOptions) (*etree.Document, error) {
 
 // checkDocument walks every token once: no DOCTYPE or other directive, no
 // processing instruction but a leading XML declaration, no text outside the
-// root, no duplicate attribute, at most o.MaxAttributes per element.
+// root, exactly one root element (XML 1.0 §2.1), no duplicate attribute, at
+// most o.MaxAttributes per element, every prefix bound (Namespaces in XML
+// §5: a second envelope or an unbound prefix must not reach a consumer).
 func checkDocument(doc *etree.Document, o ParseOptions) error {
+	roots := 0
 	for i, t := range doc.Child {
 		switch t := t.(type) {
 		case *etree.ProcInst:
@@ -164,19 +177,24 @@ func checkDocument(doc *etree.Document, o ParseOptions) error {
 			}
 			continue
 		case *etree.Element:
+			if roots++; roots > 1 {
+				return faults.New(faults.InvalidRequest, "soap.xml.second-root",
+					"a second element "+quote(t.FullTag())+" follows the root element (a document has exactly one, XML 1.0 §2.1)")
+			}
 			continue
 		}
-		if err := checkToken(t, o); err != nil {
+		if err := checkToken(t, o, nil); err != nil {
 			return err
 		}
 	}
 	if doc.Root() == nil {
 		return faults.New(faults.InvalidRequest, "soap.xml.malformed", "no root element")
 	}
-	return checkElement(doc.Root(), o)
+	return checkElement(doc.Root(), o, nil)
 }
 
-func checkToken(t etree.Token, o ParseOptions) error {
+// checkToken checks t; scope holds the prefixes declared around it.
+func checkToken(t etree.Token, o ParseOptions, scope []string) error {
 	switch t := t.(type) {
 	case *etree.Directive:
 		return faults.New(faults.InvalidRequest, "soap.xml.doctype", "DOCTYPE and other directives are not allowed in SOAP")
@@ -184,12 +202,12 @@ func checkToken(t etree.Token, o ParseOptions) error {
 		return faults.New(faults.InvalidRequest, "soap.xml.processing-instruction",
 			"processing instruction "+quote(t.Target)+" is not allowed in SOAP")
 	case *etree.Element:
-		return checkElement(t, o)
+		return checkElement(t, o, scope)
 	}
 	return nil
 }
 
-func checkElement(e *etree.Element, o ParseOptions) error {
+func checkElement(e *etree.Element, o ParseOptions, scope []string) error {
 	if len(e.Attr) > o.MaxAttributes {
 		return faults.New(faults.InvalidRequest, "soap.limit.attributes",
 			"element "+quote(e.FullTag())+" has more than "+itoa(uint64(o.MaxAttributes))+" attributes")
@@ -202,16 +220,89 @@ func checkElement(e *etree.Element, o ParseOptions) error {
 			}
 		}
 	}
+	for _, a := range e.Attr {
+		if a.Space == "xmlns" {
+			if a.Value == "" {
+				return faults.New(faults.InvalidRequest, "soap.xml.unbound-prefix",
+					"prefix "+quote(a.Key)+" is declared with an empty namespace name (Namespaces in XML §3)")
+			}
+			scope = append(scope, a.Key)
+		}
+	}
+	if !prefixBound(e.Space, scope) {
+		return unboundPrefix(e.Space, e.FullTag())
+	}
+	for _, a := range e.Attr {
+		if a.Space != "xmlns" && !prefixBound(a.Space, scope) {
+			return unboundPrefix(a.Space, a.FullKey())
+		}
+	}
 	for _, c := range e.Child {
 		switch c.(type) {
 		case *etree.CharData, *etree.Comment:
 			continue
 		}
-		if err := checkToken(c, o); err != nil {
+		if err := checkToken(c, o, scope); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// prefixBound reports whether a name's prefix is bound: none, "xml", or
+// one of the declared ones (innermost last).
+func prefixBound(prefix string, declared []string) bool {
+	if prefix == "" || prefix == "xml" {
+		return true
+	}
+	for i := len(declared) - 1; i >= 0; i-- {
+		if declared[i] == prefix {
+			return true
+		}
+	}
+	return false
+}
+
+func unboundPrefix(prefix, name string) error {
+	return faults.New(faults.InvalidRequest, "soap.xml.unbound-prefix",
+		"prefix "+quote(prefix)+" of "+quote(name)+" is not bound to a namespace (Namespaces in XML §5)")
+}
+
+// countMarkup counts the elements, comments, CDATA sections and
+// processing instructions of b, stopping once past limit; the '<' inside
+// comments, CDATA and processing instructions are skipped, so a
+// well-formed document is counted exactly.
+func countMarkup(b []byte, limit int) int {
+	n := 0
+	for i := 0; n <= limit; {
+		j := bytes.IndexByte(b[i:], '<')
+		if j < 0 {
+			break
+		}
+		i += j
+		skip := ""
+		switch {
+		case hasPrefixAt(b, i, "</"):
+			i += 2
+			continue
+		case hasPrefixAt(b, i, "<!--"):
+			skip = "-->"
+		case hasPrefixAt(b, i, "<![CDATA["):
+			skip = "]]>"
+		case hasPrefixAt(b, i, "<?"):
+			skip = "?>"
+		}
+		n++
+		i++
+		if skip != "" {
+			k := bytes.Index(b[i:], []byte(skip))
+			if k < 0 {
+				break
+			}
+			i += k + len(skip)
+		}
+	}
+	return n
 }
 
 // findParts locates Header and Body among the Envelope's children.

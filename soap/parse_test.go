@@ -213,7 +213,7 @@ func TestParseEnvelopeProblems(t *testing.T) {
 		{`<e:Envelope ` + s11 + `><e:Body a="1" a="2"/></e:Envelope>`, "soap.xml.duplicate-attribute"},
 		{`<e:Envelope ` + s11 + `><e:Body/></e:Envelope>trailing`, "soap.xml.malformed"},
 		{"<e:Envelope " + s11 + "><e:Body>\xff</e:Body></e:Envelope>", "soap.xml.malformed"},
-		{`<e:Envelope ` + s11 + `><e:Body><x:y/></e:Body></e:Envelope>`, ""}, // unbound prefix in the body is not ours to judge
+		{`<e:Envelope ` + s11 + `><e:Body><x:y/></e:Body></e:Envelope>`, "soap.xml.unbound-prefix"}, // issue 18: not delivered
 	} {
 		_, err := Parse([]byte(c.in), ParseOptions{})
 		if c.rule == "" {
