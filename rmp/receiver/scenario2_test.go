@@ -87,7 +87,9 @@ removed g#1 t2`,
 			h.at(30*sec + 1)
 			h.tick()
 			h.msg(seq("g", 2, ordered, idle(10*sec), exp(hr))) // the next Response carries the fault (D13)
-			h.at(hr + 1)
+			// g#1 keeps its fault FaultRetention after it could go: the
+			// Response that carried it may be lost, and a poll may ask.
+			h.at(hr + 31*sec)
 			h.tick()
 		},
 		want: `

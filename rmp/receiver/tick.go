@@ -175,17 +175,20 @@ func (r *Receiver) remove(g *gstate, rule group.Rule) {
 	r.dropState(g)
 }
 
-// pollFaults reports whether g holds faults that only poll answers carry.
-// No answer is ever confirmed, so they stay answerable for FaultRetention
-// after the group's state would otherwise go (D13: "for as long as the
-// group's state exists"; the sender asks until its LateFaultGrace ends).
+// pollFaults reports whether g holds faults a poll may ask about: a
+// PollRequest may reference groups of any reply pattern (digest §8.3, R77),
+// and the sender polls acknowledged numbers whose fault may not have
+// reached it (a lost Response, a callback given up). No answer is ever
+// confirmed, so they stay answerable for FaultRetention after the group's
+// state would otherwise go (D13: "for as long as the group's state
+// exists").
 func pollFaults(g *gstate) bool {
-	return g.pattern == group.ReplyPoll && g.flags.AckRequested && len(g.faultMap()) > 0
+	return g.flags.AckRequested && len(g.faultMap()) > 0
 }
 
 // singletonRemoveAt is when singleton g may be removed: once its
-// ExpiryTime has passed (D17), later by FaultRetention when a Poll-pattern
-// fault is waiting to be polled (D13).
+// ExpiryTime has passed (D17), later by FaultRetention when it holds a
+// fault a poll may ask about (D13).
 func (r *Receiver) singletonRemoveAt(g *gstate) time.Time {
 	at := group.PassDeadline(g.expiryAt())
 	if pollFaults(g) && !g.deleted() {

@@ -100,7 +100,28 @@ func encodeMeta(g *groupState, id string) []byte {
 	for _, n := range late {
 		e.Uvarint(n)
 	}
+	if lf := lateFlags(g); lf != 0 {
+		e.Byte(lf) // optional and last: records written before it decode
+	}
 	return e.Encoded()
+}
+
+// Late-fault polling state of a group (poll.go), the meta record's
+// optional trailing byte.
+const (
+	lateCheckedBit = 1 << iota
+	cbSuspectBit
+)
+
+func lateFlags(g *groupState) byte {
+	var f byte
+	if g.lateChecked {
+		f |= lateCheckedBit
+	}
+	if g.cbSuspect {
+		f |= cbSuspectBit
+	}
+	return f
 }
 
 // decodeMeta returns the group and its stored id.
@@ -156,6 +177,13 @@ func decodeMeta(b []byte) (*groupState, string, error) {
 		}
 		prev = x
 		g.addLateFailed(x)
+	}
+	if d.Err() == nil && d.Len() > 0 {
+		f := d.Byte()
+		if f == 0 || f > lateCheckedBit|cbSuspectBit {
+			d.Fail("bad late-fault flags")
+		}
+		g.lateChecked, g.cbSuspect = f&lateCheckedBit != 0, f&cbSuspectBit != 0
 	}
 	if err := end(&d, "group meta"); err != nil {
 		return nil, "", err

@@ -47,6 +47,10 @@ type Destination struct {
 	Retry RetryPolicy
 	// PollInterval, when non-zero, replaces Config.PollInterval.
 	PollInterval time.Duration
+	// AckOnDelivery says the receiver there acknowledges a message only
+	// once its consumer took it (D8 option): an ack then means delivered,
+	// so acknowledged messages are not polled for late faults (D13).
+	AckOnDelivery bool
 }
 
 // Limits bound what the sender holds; a submission that would exceed one is
@@ -103,11 +107,24 @@ type Config struct {
 	// JitterSeed seeds the retry jitter (D26); the same seed gives the same
 	// schedule, across restarts too.
 	JitterSeed uint64
+	// PollIntervalMax caps the late-fault poll interval, which doubles from
+	// PollInterval while answers come back clean (poll.go); default the
+	// larger of 2 min and PollInterval.
+	PollIntervalMax time.Duration
 	// LateFaultGrace keeps an acknowledged message's identity for this long
 	// after its ExpiryTime, so that a fault sent after the ack (D12, D13) is
-	// still mapped to it; Poll-pattern groups keep asking about their
-	// acknowledged numbers for as long (D13). Default 5 min.
+	// still mapped to it; late-fault polls that get no answer are given up
+	// this long after their window. Default 5 min.
 	LateFaultGrace time.Duration
+	// LateFaultMargin is the clock skew allowed between the two sides: an
+	// acknowledged message is polled for a late fault until its ExpiryTime
+	// plus this margin, when the receiver can no longer discard it (D12,
+	// D13). Default 30 s.
+	LateFaultMargin time.Duration
+	// NoLateFaultPolls turns late-fault polling off: only Poll-pattern
+	// groups ask about acknowledged numbers, until ExpiryTime plus
+	// LateFaultGrace, as their poll answers carry acks anyway.
+	NoLateFaultPolls bool
 	// DefaultLifetime is the ExpiryTime offset of a submission with neither
 	// Expiry nor Lifetime; zero refuses such submissions.
 	DefaultLifetime time.Duration
@@ -144,7 +161,13 @@ func (c Config) withDefaults() (Config, error) {
 	if c.LateFaultGrace == 0 {
 		c.LateFaultGrace = 5 * time.Minute
 	}
-	if c.PollInterval < 0 || c.LateFaultGrace < 0 || c.DefaultLifetime < 0 {
+	if c.LateFaultMargin == 0 {
+		c.LateFaultMargin = 30 * time.Second
+	}
+	if c.PollIntervalMax == 0 {
+		c.PollIntervalMax = max(2*time.Minute, c.PollInterval)
+	}
+	if c.PollInterval < 0 || c.LateFaultGrace < 0 || c.DefaultLifetime < 0 || c.LateFaultMargin < 0 || c.PollIntervalMax < 0 {
 		return c, errors.New("sender: config: negative duration")
 	}
 	d := DefaultLimits()
@@ -199,3 +222,6 @@ func (c *Config) policy(to string) (RetryPolicy, time.Duration) {
 	}
 	return c.Retry, c.PollInterval
 }
+
+// acksOnDelivery reports whether the receiver at to acks on delivery (D8).
+func (c *Config) acksOnDelivery(to string) bool { return c.Destinations[to].AckOnDelivery }

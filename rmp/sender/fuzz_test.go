@@ -2,6 +2,7 @@ package sender
 
 import (
 	"testing"
+	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/group"
 )
@@ -17,7 +18,10 @@ func FuzzDecode(f *testing.F) {
 	f.Add(uint8(3), encodeRun(group.Range{To: 5}))
 	f.Add(uint8(4), []byte{1, 2, 3})
 	f.Add(uint8(3), encodeRetry(&message{attempts: 2, nextAt: t0, untilExpiry: true}))
-	f.Add(uint8(3), encodePollRec("http://r/rmp", t0))
+	f.Add(uint8(3), encodePollRec("http://r/rmp", t0, 0))
+	f.Add(uint8(3), encodePollRec("http://r/rmp", t0, 20*time.Second))
+	g2 := &groupState{pattern: group.ReplyCallback, lateChecked: true, cbSuspect: true}
+	f.Add(uint8(1), encodeMeta(g2, "g2"))
 	f.Fuzz(func(t *testing.T, which uint8, b []byte) {
 		switch which % 5 {
 		case 0:
@@ -45,11 +49,11 @@ func FuzzDecode(f *testing.F) {
 			_, _ = decodeRun(0, b)
 			_, _ = decodeInstance(b)
 			_ = decodeRetry(b, &message{})
-			if name, at, err := decodePollRec(b); err == nil {
-				e := encodePollRec(name, at)
-				n2, at2, err := decodePollRec(e)
+			if r, err := decodePollRec(b); err == nil {
+				e := encodePollRec(r.name, r.at, r.every)
+				r2, err := decodePollRec(e)
 				noErr(t, err)
-				eq(t, encodePollRec(n2, at2), e, "poll record round-trips")
+				eq(t, encodePollRec(r2.name, r2.at, r2.every), e, "poll record round-trips")
 			}
 		default:
 			recs := map[group.Key][]byte{

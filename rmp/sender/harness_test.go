@@ -197,7 +197,11 @@ func (h *harness) at(d time.Duration) {
 }
 
 // run ticks at every deadline up to t0+d.
-func (h *harness) run(d time.Duration) {
+func (h *harness) run(d time.Duration) { h.runThen(d, nil) }
+
+// runThen is run calling then (when set) after each Tick's Ready is
+// applied, before the next step.
+func (h *harness) runThen(d time.Duration, then func(Ready)) {
 	h.t.Helper()
 	end := t0.Add(d)
 	for {
@@ -209,7 +213,11 @@ func (h *harness) run(d time.Duration) {
 		if next.After(h.now) {
 			h.now = next
 		}
-		h.apply(h.s.Tick(h.now))
+		rd := h.s.Tick(h.now)
+		h.apply(rd)
+		if then != nil {
+			then(rd)
+		}
 	}
 	h.now = end
 }

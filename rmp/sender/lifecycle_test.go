@@ -66,9 +66,12 @@ func TestUnorderedFailureKeepsGroup_D16(t *testing.T) {
 }
 
 // D20 t1: groupExpiryTime passes: terminate, remove once the late-fault
-// window of the acked messages has passed (R94).
+// window of the acked messages has passed (R94). Late-fault polls off: the
+// window is then ExpiryTime + LateFaultGrace (late_test.go has them on).
 func TestT1_D20(t *testing.T) {
-	scenario(t, testConfig(), func(h *harness) {
+	cfg := testConfig()
+	cfg.NoLateFaultPolls = true
+	scenario(t, cfg, func(h *harness) {
 		ge := t0.Add(10 * time.Second)
 		g := h.submit(Submission{GroupKey: "k", Flags: ackReq, Timing: group.Timing{Expiry: ge}, Expiry: ge}).GroupID
 		h.reply(ack(g, 0, 0))
@@ -138,8 +141,10 @@ func TestT0_NoTimingNoLast(t *testing.T) {
 	})
 }
 
-// Operator delete: unacked messages fail GroupAborted, the state goes at
-// once, the key is blocked until the outcomes are handled.
+// Operator delete: unacked messages fail GroupAborted, the group
+// terminates; its state stays while its acknowledged message can still get
+// a late fault (D13, late_test.go); the key is blocked until the outcomes
+// are handled.
 func TestOperatorAbort(t *testing.T) {
 	scenario(t, testConfig(), func(h *harness) {
 		g := h.submit(Submission{GroupKey: "k", Flags: ackReq}).GroupID
@@ -149,7 +154,10 @@ func TestOperatorAbort(t *testing.T) {
 		h.step()
 		h.apply(h.s.Abort(h.now, g))
 		eq(t, h.outcomesOf(g), []outcomeLine{{0, Acknowledged, 0, ""}, {1, Failed, ReasonGroupAborted, ""}}, "abort outcomes")
-		eq(t, h.events, []Event{{Kind: EventTerminated, GroupID: g, Rule: group.RuleDeleted, At: t0}, {Kind: EventRemoved, GroupID: g, Rule: group.RuleDeleted, At: t0}}, "events")
+		eq(t, h.events, []Event{{Kind: EventTerminated, GroupID: g, Rule: group.RuleDeleted, At: t0}}, "events")
+		gi, ok := h.s.Group(g)
+		eq(t, ok && gi.Terminated && gi.Rule == group.RuleDeleted, true, "kept, terminated: %+v", gi)
+		eq(t, gi.Acked, []group.Range{{From: 0, To: 0}}, "acked number kept for a late fault")
 		if err := h.submitErr(Submission{GroupKey: "k", Flags: ackReq}); !isAborted(err) {
 			t.Fatalf("blocked key: %v", err)
 		}

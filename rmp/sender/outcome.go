@@ -40,8 +40,10 @@ func (s *Sender) acknowledge(now time.Time, m *message) {
 	if m.expiry.After(g.ackedMaxExpiry) {
 		g.ackedMaxExpiry = m.expiry
 	}
-	s.release(m) // after the ack is recorded: the group stays polled (D13)
+	g.lateChecked = false // a new number to ask about (D13)
+	s.release(m)          // after the ack is recorded: the group stays polled (D13)
 	g.dirty = true
+	s.joinPoll(now, g)
 	s.emit(now, g, m.number, m.attempts, Acknowledged, ReasonNone, 0, false)
 }
 
@@ -134,12 +136,24 @@ func (s *Sender) afterTerminate(now time.Time, g *groupState) {
 		s.release(m)
 		s.emit(now, g, n, m.attempts, Failed, reason, 0, false)
 	}
-	g.setRemoveAt(now)
-	if !g.acked.empty() && g.life.Rule != group.RuleDeleted {
-		if at := group.PassDeadline(addClamped(g.ackedMaxExpiry, s.cfg.LateFaultGrace)); at.After(now) {
-			g.setRemoveAt(at)
-		}
+	g.setRemoveAt(s.lateRemoveAt(g, now))
+}
+
+// lateRemoveAt is when terminated g may go, from its termination instant
+// on: once the identity window of its acknowledged messages has passed,
+// and not before its late-fault polls were answered or given up (D12,
+// D13). An operator delete keeps both: a late fault about an acknowledged
+// message still fails it (SPEC-NOTES).
+func (s *Sender) lateRemoveAt(g *groupState, from time.Time) time.Time {
+	at := from
+	if g.acked.empty() {
+		return at
 	}
+	at = latest(at, group.PassDeadline(addClamped(g.ackedMaxExpiry, s.cfg.LateFaultGrace)))
+	if !s.cfg.NoLateFaultPolls && s.lateWatched(g) && !g.lateChecked {
+		at = latest(at, group.PassDeadline(addClamped(s.lateUntil(g), s.cfg.LateFaultGrace)))
+	}
+	return at
 }
 
 // advance applies the lifecycle at now: termination (D20–D23; a singleton
@@ -220,16 +234,21 @@ func (s *Sender) OutcomeHandled(now time.Time, id OutcomeID) Ready {
 }
 
 // Abort deletes a group on an operator's request: its unacknowledged
-// messages fail with GroupAborted and its state is removed at once. The
-// key stays blocked until those outcomes are handled. Unknown ids are
-// ignored.
+// messages fail with GroupAborted and the group terminates (rule deleted).
+// Its state goes at once unless it has acknowledged messages: those keep
+// their late-fault window, so a fault the receiver sends later (D12, D13)
+// still fails them, and are polled like any others. The key stays blocked
+// until the abort's outcomes are handled. Unknown ids are ignored.
 func (s *Sender) Abort(now time.Time, groupID string) Ready {
 	now = now.UTC()
 	s.begin()
 	s.runDue(now)
 	if g := s.group(groupID); g != nil && !g.removed {
 		if g.life.Terminated {
-			g.setRemoveAt(now)
+			if g.acked.empty() {
+				// Acknowledged numbers keep their window (D13).
+				g.setRemoveAt(now)
+			}
 			s.touch(g)
 		} else {
 			blocks := s.beginAbort(g)
@@ -237,4 +256,12 @@ func (s *Sender) Abort(now time.Time, groupID string) Ready {
 		}
 	}
 	return s.finish(now)
+}
+
+// latest returns the later of a and b.
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

@@ -7,53 +7,118 @@ import (
 	"github.com/wsrkit/wsrkit/rmp/group"
 )
 
-// Polling (R32, R33, D13). A destination's poll set holds its Poll-pattern
-// AckRequested groups with pending or acknowledged messages. Each poll asks
-// about a group's unacknowledged numbers and, while its late-fault window
-// is open, its acknowledged ones too: a message acknowledged while held can
-// still expire there (D12), and D13 says that fault reaches the sender
-// through the poll answers. The receiver answers the numbers asked about,
-// so asking is what carries the fault. The window is the one that keeps an
-// acknowledged message's identity: until ackedMaxExpiry + LateFaultGrace.
+// Polling (R32, R33, D13). A destination's poll set holds its groups with
+// something to ask: Poll-pattern AckRequested groups with unacknowledged
+// messages, and groups of any reply pattern (digest §8.3, R77, R78) whose
+// acknowledged numbers can still be discarded by the receiver. A message
+// acknowledged at accept (D8) can expire while held behind a gap or while
+// the consumer is down (D12, D14); D13 says that fault must reach the
+// sender, and under Response its "next Response" may never come. So the
+// sender keeps asking about acknowledged numbers until the latest
+// ExpiryTime among them plus LateFaultMargin (clock skew), and once more
+// after that: the window closes when a poll sent at or after its end is
+// answered (lateChecked), or LateFaultGrace later when none is. Not asked:
+// best-effort messages, destinations whose receiver acks on delivery
+// (Destination.AckOnDelivery, D8: an ack then means delivered), and
+// Callback groups whose callbacks all came back in time (the receiver
+// pushes faults there, R75); one resend marks the channel suspect.
 //
-// The poll timer runs exactly while the set is non-empty. Its instant is
-// stored in a small per-destination record (pollrec.go), so a recovered
-// Sender polls when the old one would have.
+// Cost: one firing per destination per interval, every member in it, each
+// group's numbers as compact ranges (MaxPollRefs per Poll). While only
+// acknowledged numbers are asked and answers come back clean the interval
+// doubles from PollInterval up to PollIntervalMax; a fault or a failed poll
+// resets it. The poll timer runs exactly while the set is non-empty. Its
+// instant and interval are stored in a small per-destination record
+// (pollrec.go), so a recovered Sender polls when the old one would have.
+
+// lateWatched says whether g's acknowledged numbers are asked about at
+// all (D13); the window (lateOpen) says until when.
+func (s *Sender) lateWatched(g *groupState) bool {
+	switch {
+	case !g.flags.AckRequested || g.acked.empty():
+		return false
+	case s.cfg.NoLateFaultPolls:
+		return g.pattern == group.ReplyPoll
+	case s.cfg.acksOnDelivery(g.to):
+		return false
+	}
+	return g.pattern != group.ReplyCallback || g.cbSuspect
+}
+
+// lateUntil is when g's acknowledged numbers can no longer be discarded:
+// their latest ExpiryTime plus the clock-skew margin (D12). With late-fault
+// polling off, Poll groups ask until the identity window ends.
+func (s *Sender) lateUntil(g *groupState) time.Time {
+	if s.cfg.NoLateFaultPolls {
+		return addClamped(g.ackedMaxExpiry, s.cfg.LateFaultGrace)
+	}
+	return addClamped(g.ackedMaxExpiry, s.cfg.LateFaultMargin)
+}
+
+// lateOpen says whether a poll at now asks about g's acknowledged numbers.
+func (s *Sender) lateOpen(now time.Time, g *groupState) bool {
+	if !s.lateWatched(g) || g.lateChecked {
+		return false
+	}
+	end := s.lateUntil(g)
+	if !s.cfg.NoLateFaultPolls {
+		end = addClamped(end, s.cfg.LateFaultGrace) // no answer since: give up
+	}
+	return !now.After(end)
+}
+
+// pollsPending says whether g's unacknowledged messages are acknowledged
+// through polls (R32).
+func pollsPending(g *groupState) bool {
+	return g.pattern == group.ReplyPoll && g.flags.AckRequested && len(g.pending) > 0
+}
+
+// wantsPoll says whether g belongs in its destination's poll set.
+func (s *Sender) wantsPoll(g *groupState) bool {
+	return !g.removed && (pollsPending(g) || (s.lateWatched(g) && !g.lateChecked))
+}
 
 // joinPoll adds g to its destination's poll set, starting the poll timer
-// one interval from now when the set was empty.
+// one interval from now when the set was empty, or bringing it to one
+// PollInterval from now when g has messages to acknowledge and the timer
+// had backed off further.
 func (s *Sender) joinPoll(now time.Time, g *groupState) {
-	if !polled(g) {
+	if !s.wantsPoll(g) {
 		return
 	}
 	d := s.dest(g.to)
-	if _, in := d.pollGroups[s.idOf(g)]; in {
-		return
+	_, every := s.cfg.policy(g.to)
+	if _, in := d.pollGroups[s.idOf(g)]; !in {
+		if len(d.pollGroups) == 0 {
+			d.every = 0
+			s.setPollTimer(d, addClamped(now, every))
+		}
+		d.pollGroups[s.idOf(g)] = g
 	}
-	if len(d.pollGroups) == 0 {
-		_, every := s.cfg.policy(g.to)
-		s.setPollTimer(d, addClamped(now, every))
+	if at := addClamped(now, every); pollsPending(g) && s.timers.at(&d.tm).After(at) {
+		s.setPollTimer(d, at)
 	}
-	d.pollGroups[s.idOf(g)] = g
 }
 
-// polled says whether g's messages are acknowledged through polls.
-func polled(g *groupState) bool { return g.pattern == group.ReplyPoll && g.flags.AckRequested }
-
 // leavePoll removes g from its destination's poll set once it has nothing
-// left to ask about (removed, or neither pending nor acknowledged numbers);
-// an empty set stops the poll timer.
+// left to ask about; an empty set stops the poll timer.
 func (s *Sender) leavePoll(g *groupState) {
 	d := s.dests[g.to]
 	if d == nil {
 		return
 	}
-	if _, in := d.pollGroups[s.idOf(g)]; !in || (!g.removed && (len(g.pending) > 0 || !g.acked.empty())) {
+	if _, in := d.pollGroups[s.idOf(g)]; !in || s.wantsPoll(g) {
 		return
 	}
+	s.dropPoll(d, g)
+}
+
+// dropPoll takes g out of d's poll set.
+func (s *Sender) dropPoll(d *destState, g *groupState) {
 	delete(d.pollGroups, s.idOf(g))
 	if len(d.pollGroups) == 0 {
 		s.timers.remove(&d.tm)
+		d.every = 0
 		s.dirtyDest(d)
 	}
 	s.dropDest(d)
@@ -75,29 +140,37 @@ func (s *Sender) setPollTimer(d *destState, at time.Time) {
 
 // firePoll emits the PollRequests of one destination: one RefToMessageIds
 // per member with something to ask, singletons without ranges, sequenced
-// groups with their unacknowledged numbers and, within the late-fault
-// window, their acknowledged ones (R32, R33, D13); at most MaxPollRefs per
-// Poll, groups in id order. The next poll is one interval later.
+// groups with their unacknowledged numbers (Poll pattern) and, within the
+// late-fault window, their acknowledged ones (R32, R33, D13); at most
+// MaxPollRefs per Poll, groups in id order. A member with nothing left to
+// ask leaves the set. The next poll is one interval later: PollInterval
+// while some member waits for acks, else the backed-off interval.
 func (s *Sender) firePoll(now time.Time, d *destState) {
 	if len(d.pollGroups) == 0 {
 		s.dirtyDest(d)
 		return
 	}
-	_, every := s.cfg.policy(d.name)
-	s.setPollTimer(d, addClamped(now, every))
 	ids := make([]string, 0, len(d.pollGroups))
 	for id := range d.pollGroups {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
 	d.inflight = make(map[PollID][]PollRef)
+	d.firedAt, d.faultSeen = now, false
 	max := s.cfg.Limits.MaxPollRefs
 	var cur *Poll
+	acks := false
 	for _, id := range ids {
-		ref, ok := s.pollRef(now, d.pollGroups[id])
+		g := d.pollGroups[id]
+		ref, ok := s.pollRef(now, g)
 		if !ok {
+			if !pollsPending(g) {
+				delete(d.pollGroups, id)
+				s.closeLate(now, g)
+			}
 			continue
 		}
+		acks = acks || pollsPending(g)
 		if cur == nil || len(cur.Refs) >= max {
 			s.b.rd.Polls = append(s.b.rd.Polls, Poll{ID: s.nextPoll, To: d.name})
 			s.nextPoll++
@@ -106,22 +179,54 @@ func (s *Sender) firePoll(now time.Time, d *destState) {
 		cur.Refs = append(cur.Refs, ref)
 		d.inflight[cur.ID] = cur.Refs
 	}
+	if len(d.pollGroups) == 0 {
+		s.timers.remove(&d.tm)
+		d.every = 0
+		s.dirtyDest(d)
+		s.dropDest(d)
+		return
+	}
+	_, every := s.cfg.policy(d.name)
+	if !acks && d.every > every {
+		every = d.every
+	}
+	s.setPollTimer(d, addClamped(now, every))
+}
+
+// closeLate ends g's late-fault window: nothing more to ask (stored, so a
+// recovered Sender does not ask again). A terminated group may go now.
+func (s *Sender) closeLate(now time.Time, g *groupState) {
+	if g.lateChecked || g.acked.empty() {
+		return
+	}
+	g.lateChecked = true
+	g.dirty = true
+	s.touch(g)
+	if g.life.Terminated && !g.removed {
+		g.setRemoveAt(s.lateRemoveAt(g, g.life.TerminatedAt))
+		s.advance(now, g)
+	}
 }
 
 // pollRef is what a poll asks about g now; false when nothing.
 func (s *Sender) pollRef(now time.Time, g *groupState) (PollRef, bool) {
-	watch := !g.acked.empty() && !now.After(addClamped(g.ackedMaxExpiry, s.cfg.LateFaultGrace))
+	pend, watch := pollsPending(g), s.lateOpen(now, g)
 	ref := PollRef{GroupID: s.idOf(g)}
 	if g.singleton {
-		return ref, len(g.pending) > 0 || watch
+		return ref, pend || watch
 	}
 	if !watch {
+		if !pend {
+			return ref, false
+		}
 		ref.Ranges = pendingRanges(g)
 		return ref, len(ref.Ranges) > 0
 	}
 	all := g.acked.clone()
-	for _, r := range pendingRanges(g) {
-		all.addRange(r)
+	if pend {
+		for _, r := range pendingRanges(g) {
+			all.addRange(r)
+		}
 	}
 	ref.Ranges = all.rs
 	return ref, true
@@ -145,8 +250,9 @@ func pendingRanges(g *groupState) []group.Range {
 // received (apply the answer with Replies first), false when the exchange
 // failed. Either way, a message it referenced whose retries are exhausted
 // and that is still unacknowledged fails with RetriesExhausted, and in an
-// ordered group aborts it (D16 "with Poll, after a failed poll"). Unknown or
-// superseded poll ids are ignored.
+// ordered group aborts it (D16 "with Poll, after a failed poll"). An
+// answered poll sent at or after a group's late-fault window ends it (D13).
+// Unknown or superseded poll ids are ignored.
 func (s *Sender) PollResult(now time.Time, id PollID, ok bool) Ready {
 	now = now.UTC()
 	s.begin()
@@ -157,10 +263,17 @@ func (s *Sender) PollResult(now time.Time, id PollID, ok bool) Ready {
 			continue
 		}
 		delete(d.inflight, id)
+		s.pollBackoff(now, d, ok)
 		for _, ref := range refs {
 			g := s.group(ref.GroupID)
 			if g == nil {
 				continue
+			}
+			if ok && s.lateWatched(g) && !g.lateChecked && !d.firedAt.Before(s.lateUntil(g)) {
+				// Asked at or after the window's end and answered: any
+				// fault was in this answer (applied before, Replies).
+				s.closeLate(now, g)
+				s.leavePoll(g)
 			}
 			var ms []*message
 			if g.singleton {
@@ -179,6 +292,30 @@ func (s *Sender) PollResult(now time.Time, id PollID, ok bool) Ready {
 		break
 	}
 	return s.finish(now)
+}
+
+// pollBackoff doubles d's late-fault poll interval after a clean answer, up
+// to PollIntervalMax (from the next firing on), and resets it after a fault
+// or a failed poll, the next poll then one PollInterval from now.
+func (s *Sender) pollBackoff(now time.Time, d *destState, ok bool) {
+	_, base := s.cfg.policy(d.name)
+	switch {
+	case s.cfg.NoLateFaultPolls:
+		return // a fixed interval, as before late-fault polling
+	case !ok || d.faultSeen:
+		d.every = 0
+		if at := addClamped(now, base); d.tm.scheduled() && s.timers.at(&d.tm).After(at) {
+			s.setPollTimer(d, at)
+		}
+	case len(d.inflight) > 0:
+		return // one step per firing: its last answer takes it
+	case d.every < base:
+		d.every = min(2*base, max(base, s.cfg.PollIntervalMax))
+	default:
+		d.every = min(2*d.every, max(base, s.cfg.PollIntervalMax))
+	}
+	d.faultSeen = false
+	s.dirtyDest(d)
 }
 
 func (s *Sender) sortedDests() []*destState {

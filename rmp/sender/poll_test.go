@@ -17,9 +17,11 @@ func pollSub(key, to string, flags group.Flags) Submission {
 // their unacknowledged numbers and, until ExpiryTime + LateFaultGrace, of
 // their acknowledged ones (a fault may still follow the ack, D12, D13);
 // singletons without ranges. Once every message is acknowledged and past
-// that window, the destination is no longer polled.
+// that window, the destination is no longer polled. Late-fault polls off
+// (late_test.go has them on).
 func TestPollBatching_R32_R33(t *testing.T) {
 	cfg := testConfig()
+	cfg.NoLateFaultPolls = true
 	cfg.Retry = RetryPolicy{Interval: time.Minute, Backoff: 1, MaxInterval: time.Minute, MaxRetries: 3}
 	h := newHarness(t, cfg)
 	short := func(key, to string) Submission {

@@ -12,8 +12,10 @@ import (
 // record lives beside the instance record (group id "", KindMeta) under a
 // number ≥ 1 drawn from a hash of the destination, probing past numbers in
 // use; the value names the destination, so Recover never relies on the hash.
-// It is written when the timer moves (once per poll) and deleted when the
-// poll set empties: tens of bytes, never a payload.
+// It is written when the timer or the backed-off interval moves (once or
+// twice per poll) and deleted when the poll set empties: tens of bytes,
+// never a payload. The interval is an optional trailing field, present
+// when backed off: records written before it decode as not backed off.
 
 const pollRecV1 = 1
 
@@ -41,20 +43,20 @@ func (s *Sender) pollRecMutations(ms []group.Mutation) []group.Mutation {
 		if !d.tm.scheduled() && d.pollKey != 0 {
 			ms = append(ms, group.Mutation{Op: group.OpDelete, Key: pollRecKey(d.pollKey)})
 			delete(s.pollKeys, d.pollKey)
-			d.pollKey, d.pollStored = 0, time.Time{}
+			d.pollKey, d.pollStored, d.everyStored = 0, time.Time{}, 0
 		}
 	}
 	for _, d := range s.b.dirtyDests {
 		d.pollDirty = false
-		if !d.tm.scheduled() || (d.pollKey != 0 && d.pollStored.Equal(s.timers.at(&d.tm))) {
+		if !d.tm.scheduled() || (d.pollKey != 0 && d.pollStored.Equal(s.timers.at(&d.tm)) && d.everyStored == d.every) {
 			continue
 		}
 		if d.pollKey == 0 {
 			d.pollKey = s.freePollKey(d.name)
 			s.pollKeys[d.pollKey] = d
 		}
-		d.pollStored = s.timers.at(&d.tm)
-		ms = append(ms, group.Mutation{Op: group.OpPut, Key: pollRecKey(d.pollKey), Value: encodePollRec(d.name, s.timers.at(&d.tm))})
+		d.pollStored, d.everyStored = s.timers.at(&d.tm), d.every
+		ms = append(ms, group.Mutation{Op: group.OpPut, Key: pollRecKey(d.pollKey), Value: encodePollRec(d.name, s.timers.at(&d.tm), d.every)})
 	}
 	return ms
 }
@@ -70,30 +72,40 @@ func (s *Sender) freePollKey(name string) uint64 {
 	return n
 }
 
-func encodePollRec(name string, at time.Time) []byte {
-	e := group.NewRecordEncoder(make([]byte, 0, 16+len(name)))
+func encodePollRec(name string, at time.Time, every time.Duration) []byte {
+	e := group.NewRecordEncoder(make([]byte, 0, 24+len(name)))
 	e.Byte(pollRecV1)
 	e.Str(name)
 	e.Time(at)
+	if every > 0 {
+		e.Uvarint(uint64(every)) // optional and last
+	}
 	return e.Encoded()
 }
 
-func decodePollRec(b []byte) (string, time.Time, error) {
+func decodePollRec(b []byte) (storedPoll, error) {
 	d := group.NewRecordDecoder(b)
 	d.Version(pollRecV1)
-	name := d.Str()
-	at := d.Time()
-	if d.Err() == nil && name == "" {
+	r := storedPoll{name: d.Str(), at: d.Time()}
+	if d.Err() == nil && r.name == "" {
 		d.Fail("poll record without destination")
 	}
-	return name, at, end(&d, "poll record")
+	if d.Err() == nil && d.Len() > 0 {
+		v := d.Uvarint()
+		if v == 0 || v > uint64(maxDuration) {
+			d.Fail("bad poll interval")
+		}
+		r.every = time.Duration(v)
+	}
+	return r, end(&d, "poll record")
 }
 
 // storedPoll is a poll record read by Recover.
 type storedPoll struct {
-	key  uint64
-	name string
-	at   time.Time
+	key   uint64
+	name  string
+	at    time.Time
+	every time.Duration
 }
 
 // recoverPolls rebuilds the poll sets from the loaded groups and arms each
@@ -102,7 +114,7 @@ type storedPoll struct {
 // the first Tick; a record without a set is deleted by the next Persist.
 func (s *Sender) recoverPolls(recs []storedPoll) {
 	for _, g := range s.groups {
-		if polled(g) && (len(g.pending) > 0 || !g.acked.empty()) {
+		if s.wantsPoll(g) {
 			s.dest(g.to).pollGroups[s.idOf(g)] = g
 		}
 	}
@@ -112,7 +124,7 @@ func (s *Sender) recoverPolls(recs []storedPoll) {
 			s.stalePollKeys = append(s.stalePollKeys, r.key)
 			continue
 		}
-		d.pollKey, d.pollStored = r.key, r.at
+		d.pollKey, d.pollStored, d.every, d.everyStored = r.key, r.at, r.every, r.every
 		s.pollKeys[r.key] = d
 		s.timers.set(&d.tm, d, r.at)
 	}

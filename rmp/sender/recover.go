@@ -67,8 +67,9 @@ func (s *Sender) load(k group.Key, v []byte, inst *instanceRec, cur **groupState
 	}
 	if k.GroupID == "" {
 		if k.Kind == group.KindMeta && k.Generation == 0 && k.Number != 0 {
-			name, at, err := decodePollRec(v)
-			*polls = append(*polls, storedPoll{key: k.Number, name: name, at: at})
+			r, err := decodePollRec(v)
+			r.key = k.Number
+			*polls = append(*polls, r)
 			return err
 		}
 		if k != instanceKey {

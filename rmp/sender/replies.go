@@ -63,6 +63,9 @@ func (s *Sender) applyRange(now time.Time, g *groupState, from, to uint64, code 
 	if code != 0 && !code.Valid() {
 		return // not one of the twelve codes: unreadable, no ack (R36 spirit)
 	}
+	if d := s.dests[g.to]; code != 0 && d != nil {
+		d.faultSeen = true // polls back to PollInterval (poll.go)
+	}
 	ms := pendingIn(g, from, to)
 	switch {
 	case code == 0:

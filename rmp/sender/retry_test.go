@@ -152,9 +152,12 @@ func TestFaults_R26_R27_D15(t *testing.T) {
 
 // D12, D13, D27: a fault after an ack fails the message again (a new
 // outcome, the final one); a repeat of that fault is ignored; the identity
-// is kept until ExpiryTime + LateFaultGrace, then the group is removed.
+// is kept until ExpiryTime + LateFaultGrace, then the group is removed
+// (late-fault polls off; late_test.go has them on).
 func TestLateFaultAfterAck_D12_D13_D27(t *testing.T) {
-	scenario(t, testConfig(), func(h *harness) {
+	cfg := testConfig()
+	cfg.NoLateFaultPolls = true
+	scenario(t, cfg, func(h *harness) {
 		r := h.submit(Submission{GroupKey: "k", Flags: ackReq, Expiry: t0.Add(10 * time.Second), Last: true})
 		h.reply(ack(r.GroupID, 0, 0))
 		h.at(11 * time.Second)

@@ -282,6 +282,12 @@ func (s *Sender) transmit(now time.Time, m *message) {
 		},
 		Payload: m.payload,
 	})
+	if m.attempts > 0 && g.pattern == group.ReplyCallback && !g.cbSuspect {
+		// The callback channel lost or delayed an answer: poll this
+		// group's acknowledged numbers too (poll.go, D13).
+		g.cbSuspect = true
+		s.joinPoll(now, g)
+	}
 	m.attempts++
 	g.life.Observe(now, m.expiry)
 	s.touch(g)

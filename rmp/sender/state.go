@@ -52,6 +52,13 @@ type groupState struct {
 	// bigPending: pending held more than pendingSmall entries since it was
 	// made, so it is not reused once empty.
 	bigPending bool
+	// lateChecked: a poll sent at or after the late-fault window's end was
+	// answered; acked numbers need no more asking (poll.go, stored).
+	lateChecked bool
+	// cbSuspect: a Callback-pattern message had to be resent, so the
+	// callback channel lost or delayed an answer; its acked numbers are
+	// polled for late faults (poll.go, stored).
+	cbSuspect bool
 
 	// Per-input bookkeeping.
 	touched bool
@@ -107,11 +114,20 @@ type destState struct {
 	// pollKey numbers d's poll record (pollrec.go); 0 when none is stored.
 	// pollStored is the instant that record holds; pollDirty marks d for
 	// finish to write or delete it.
-	pollKey    uint64
-	pollStored time.Time
-	pollDirty  bool
-	// inflight holds the refs of the polls of the last firing, by id.
+	pollKey     uint64
+	pollStored  time.Time
+	everyStored time.Duration
+	pollDirty   bool
+	// inflight holds the refs of the polls of the last firing, by id;
+	// firedAt is when it fired.
 	inflight map[PollID][]PollRef
+	firedAt  time.Time
+	// every is the current late-fault poll interval (0: PollInterval); it
+	// doubles up to PollIntervalMax after each clean answer and is reset by
+	// a fault or a failed poll. faultSeen: a fault about one of d's groups
+	// arrived since the last firing.
+	every     time.Duration
+	faultSeen bool
 }
 
 // outboxEntry is an outcome not yet handled by the producer (D27).

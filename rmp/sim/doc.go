@@ -49,10 +49,12 @@
 // At the end every submitted AckRequested message has an outcome, the last
 // one Acknowledged or Failed with a reason; guaranteed messages (a lifetime
 // minutes longer than the chaos phase and its clock jumps, many retries)
-// end Acknowledged and delivered; an Acknowledged message was delivered,
-// unless the receiver discarded it after the ack (D12, D14) under Response
-// or Poll, where the fault has no channel left (D13, counted); no group
-// state is left (R94). Held messages never exceed the D15 limits, nor
+// end Acknowledged and delivered; an Acknowledged message was delivered:
+// one the receiver discarded after the ack (D12, D14) must end Failed by
+// the late fault (D13), under every reply pattern and after an operator
+// delete of its sending group, with no exclusion (the sender polls
+// acknowledged numbers until ExpiryTime plus a margin that covers the
+// clock jumps); no group state is left (R94). Held messages never exceed the D15 limits, nor
 // pending ones the sender's.
 //
 // Best-effort messages (no AckRequested) get no outcome and may be lost.

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 )
 
@@ -43,21 +42,10 @@ func (m *model) final() {
 			wd.violate(id, "guaranteed delivery: final outcome %v %v, taken %d times", last.Kind, last.Reason, len(r.taken))
 		case last.Kind == sender.Acknowledged && len(r.taken) == 0:
 			// An ack means durably accepted (D8); a message acked and then
-			// discarded (D12, D14) must be failed by a later fault (D13).
-			if r.discarded && m.sendDeleted[r.ref.GroupID] {
-				// The operator deleted the sending group after the ack: it
-				// forgets acknowledged messages at once, so a later fault
-				// (D12, D13) finds no group (reported as a finding).
-				wd.res.Exclusions["acked, sending group deleted by the operator, then discarded: late fault finds no group (D13)"]++
-				continue
-			}
-			if r.discarded && g.pattern != group.ReplyCallback {
-				// D13 under Response: the fault rides on the next Response
-				// to this sender, which may never come; under Poll the
-				// sender stops polling acknowledged messages.
-				wd.res.Exclusions["acked then discarded, fault has no channel (D13, "+g.pattern.String()+")"]++
-				continue
-			}
+			// discarded (D12, D14) must be failed by a later fault (D13),
+			// under every reply pattern and after an operator delete of its
+			// sending group: the sender polls acknowledged numbers until
+			// they can no longer be discarded (sender poll.go).
 			wd.violate(id, "D8/R41: acknowledged but never delivered (discarded=%v)", r.discarded)
 		}
 	}

@@ -78,9 +78,15 @@ func newNode(wd *world, i int) (*node, error) {
 	n.cfg.Sender.LateFaultGrace = wd.p.slack // longer than chaos, jumps and callback retries: a late fault (D13) must find its message
 	n.cfg.Sender.Retry = sender.RetryPolicy{Interval: time.Second, Backoff: 2, MaxInterval: 4 * time.Second, Jitter: 0.1, MaxRetries: 4}
 	guaranteed := sender.RetryPolicy{Interval: time.Second, Backoff: 2, MaxInterval: 4 * time.Second, Jitter: 0.1, MaxRetries: 400}
+	// Late faults (D13): polled until ExpiryTime plus a margin that covers
+	// the clock jumps (a node set back discards later on the world's
+	// clock); not when the receivers ack on delivery (D8).
+	n.cfg.Sender.LateFaultMargin = wd.p.slack - wd.p.chaos
+	n.cfg.Sender.PollIntervalMax = 8 * time.Second
 	n.cfg.Sender.Destinations = map[string]sender.Destination{}
 	for j := range 2 {
-		n.cfg.Sender.Destinations[fmt.Sprintf("http://n%d.sim/g", j)] = sender.Destination{Retry: guaranteed}
+		n.cfg.Sender.Destinations[fmt.Sprintf("http://n%d.sim/g", j)] = sender.Destination{Retry: guaranteed, AckOnDelivery: wd.p.ackOnDelivery}
+		n.cfg.Sender.Destinations[fmt.Sprintf("http://n%d.sim/x", j)] = sender.Destination{Retry: n.cfg.Sender.Retry, AckOnDelivery: wd.p.ackOnDelivery}
 	}
 	n.cfg.Sender.Limits.MaxPending = wd.p.maxPending
 	n.cfg.ReplyTo = n.url + "cb"
