@@ -1,7 +1,6 @@
 package rmp
 
 import (
-	"errors"
 	"net/http"
 	"time"
 )
@@ -10,27 +9,26 @@ import (
 // reliable messages, PollRequests and callback RM-Replies. The response is
 // written once the request's effects are durable: 200 with an envelope (an
 // RM-Reply under the Response pattern, a poll answer), 202 without, or a
-// SOAP Fault (500, or 400 for a SOAP 1.2 Sender fault). A body over MaxBody
-// gets 413; a node that stopped answers 503 (the sender resends).
+// SOAP Fault (500, or 400 for a SOAP 1.2 Sender fault). The body is read
+// with ReadBody: gzip and deflate are decoded, a body over MaxBody decoded
+// gets 413, another Content-Encoding 415, a spent Bodies budget 503 with
+// Retry-After; a node that stopped answers 503 (the sender resends).
 func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "the RMP endpoint takes POST only (R83)", http.StatusMethodNotAllowed)
 		return
 	}
-	body, err := readAllSized(http.MaxBytesReader(w, r.Body, n.cfg.MaxBody), r.ContentLength, n.cfg.MaxBody)
+	body, err := ReadBody(w, r, BodyLimits{MaxBody: n.cfg.MaxBody, Budget: n.cfg.Bodies})
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			http.Error(w, "request body exceeds the configured limit", http.StatusRequestEntityTooLarge)
-			return
-		}
-		http.Error(w, "reading request body: "+err.Error(), http.StatusBadRequest)
+		WriteBodyError(w, err)
 		return
 	}
+	// Held until answered: the parse and the answer live as long.
+	defer body.Release()
 	// Parse here, on the request's goroutine: the engine's loop only
 	// applies the result.
-	n.ServeInbound(w, r, ParseInbound(r.Header.Get("Content-Type"), body, n.cfg.Engine.Parse))
+	n.ServeInbound(w, r, ParseInbound(r.Header.Get("Content-Type"), body.Bytes, n.cfg.Engine.Parse))
 }
 
 // ServeInbound answers an RMP POST whose body the caller has read and

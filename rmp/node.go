@@ -77,8 +77,13 @@ type NodeConfig struct {
 	// RetryDelay is the wait before offering an outcome again after the
 	// OutcomeHandler failed; default 1s, doubling up to 1 min.
 	RetryDelay time.Duration
-	// MaxBody bounds the body of one inbound request; default 4 MiB.
+	// MaxBody bounds the body of one inbound request, decoded; default 4
+	// MiB.
 	MaxBody int64
+	// Bodies bounds the bytes of the request bodies being served at once
+	// (ReadBody); nodes and handlers that share one share the bound.
+	// Default a budget of DefaultMaxInflightBytes of the node's own.
+	Bodies *BodyBudget
 	// MaxBatch bounds the inputs processed before one store commit;
 	// default 256.
 	MaxBatch int
@@ -195,6 +200,9 @@ func Open(cfg NodeConfig) (*Node, error) {
 	}
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = 4 << 20
+	}
+	if cfg.Bodies == nil {
+		cfg.Bodies = NewBodyBudget(DefaultMaxInflightBytes)
 	}
 	if cfg.MaxBatch <= 0 {
 		cfg.MaxBatch = 256

@@ -56,13 +56,20 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, errorJSON{Error: msg})
 }
 
-// readJSON decodes a request body into v; it answers 413 or 400 itself and
+// readJSON decodes a request body into v; it answers a refusal itself and
 // returns false then. Unknown fields are ignored.
-func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, ok := readBody(w, r, false)
-	if !ok {
+func (g *Gateway) readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	body := g.readBody(w, r, false)
+	if body == nil {
 		return false
 	}
+	defer body.Release()
+	return decodeJSON(w, body.Bytes, v)
+}
+
+// decodeJSON decodes body into v; it answers 400 itself and returns false
+// then.
+func decodeJSON(w http.ResponseWriter, body []byte, v any) bool {
 	if err := json.Unmarshal(body, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {

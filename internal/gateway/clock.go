@@ -33,7 +33,7 @@ func (g *Gateway) handleClockPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req ClockRequest
-	if !readJSON(w, r, &req) {
+	if !g.readJSON(w, r, &req) {
 		return
 	}
 	if (req.Advance == "") == (req.Set == "") {

@@ -23,8 +23,14 @@ type Config struct {
 	Deliver   string // URL deliveries are POSTed to; "" = the inbox
 	Notify    string // URL outcomes are POSTed to; "" = none (outcomes only recorded)
 
-	MaxBody  int64 // every request body; larger → 413
+	MaxBody  int64 // every request body, decoded; larger → 413
 	MaxDepth int   // XML nesting of inbound envelopes
+	// MaxElements bounds the elements (comments and CDATA sections
+	// included) of one envelope or submitted body, counted while reading.
+	MaxElements int
+	// MaxInflightBytes bounds the request bodies being served at once
+	// (/rmp and /v1/messages together); beyond it 503 with Retry-After.
+	MaxInflightBytes int64
 
 	// Receiving side limits, answered with MessageStoreOverflow (D15).
 	MaxOpenGroups        int
@@ -85,6 +91,8 @@ func DefaultConfig() Config {
 		DataDir:              "./wsrkit-data",
 		MaxBody:              4 << 20,
 		MaxDepth:             64,
+		MaxElements:          10000,
+		MaxInflightBytes:     64 << 20,
 		MaxOpenGroups:        100000,
 		MaxHeldPerGroup:      1000,
 		MaxHeldBytesPerGroup: 16 << 20,
@@ -131,6 +139,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Notify, "notify", c.Notify, "POST each outcome as JSON to this URL")
 	fs.Var((*byteSize)(&c.MaxBody), "max-body", "largest request body, bytes with optional KiB/MiB/GiB suffix; larger → 413")
 	fs.IntVar(&c.MaxDepth, "max-depth", c.MaxDepth, "deepest XML element nesting accepted")
+	fs.IntVar(&c.MaxElements, "max-elements", c.MaxElements, "elements, comments and CDATA sections per envelope or submitted body, counted while reading (more → InvalidRequest, 400 for submit)")
+	fs.Var((*byteSize)(&c.MaxInflightBytes), "max-inflight-bytes", "request bodies being read and served at once, decoded bytes (more → 503 with Retry-After)")
 	fs.IntVar(&c.MaxOpenGroups, "max-open-groups", c.MaxOpenGroups, "receiving groups held in state (more → MessageStoreOverflow)")
 	fs.IntVar(&c.MaxHeldPerGroup, "max-held-per-group", c.MaxHeldPerGroup, "out-of-order messages held per group")
 	fs.Var((*byteSize)(&c.MaxHeldBytesPerGroup), "max-held-bytes-per-group", "bytes of held messages per group")
@@ -192,6 +202,8 @@ func (c *Config) Validate() error {
 	}
 	pos("max-body", c.MaxBody)
 	pos("max-depth", int64(c.MaxDepth))
+	pos("max-elements", int64(c.MaxElements))
+	pos("max-inflight-bytes", c.MaxInflightBytes)
 	pos("max-open-groups", int64(c.MaxOpenGroups))
 	pos("max-held-per-group", int64(c.MaxHeldPerGroup))
 	pos("max-held-bytes-per-group", c.MaxHeldBytesPerGroup)

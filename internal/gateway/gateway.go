@@ -64,7 +64,8 @@ type Gateway struct {
 	outcome  rmp.OutcomeHandler
 	opts     Options
 	forward  *http.Client
-	forwards atomic.Uint64 // requests forwarded to another instance
+	forwards atomic.Uint64   // requests forwarded to another instance
+	bodies   *rmp.BodyBudget // -max-inflight-bytes, shared by every node and handler
 	mux      *http.ServeMux
 	clockMu  sync.Mutex // serialises fake clock moves
 }
@@ -109,7 +110,7 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 		opts.Context = context.Background()
 	}
 	g := &Gateway{cfg: cfg, inst: inst, clk: rmp.RealClock(), opts: opts,
-		forward: &http.Client{Timeout: cfg.ForwardTimeout}}
+		forward: &http.Client{Timeout: cfg.ForwardTimeout}, bodies: rmp.NewBodyBudget(cfg.MaxInflightBytes)}
 	if cfg.FakeClock {
 		start := cfg.FakeClockStart
 		if start.IsZero() {
@@ -174,6 +175,7 @@ func (g *Gateway) openNode(st store.Store, instance, replyTo string, consume rmp
 		Logger:     g.opts.Logger,
 		RetryDelay: g.cfg.RetryInterval,
 		MaxBody:    g.cfg.MaxBody,
+		Bodies:     g.bodies,
 	})
 }
 
@@ -249,10 +251,10 @@ func engineConfig(c *Config, instance string) rmp.Config {
 
 func clampInt(v int64) int { return int(min(v, math.MaxInt32)) }
 
-// parseOptions are the envelope limits of -max-body and -max-depth, for
-// the nodes and for routing.
+// parseOptions are the envelope limits of -max-body, -max-depth and
+// -max-elements, for the nodes, for routing and for submitted bodies.
 func parseOptions(c *Config) soap.ParseOptions {
-	return soap.ParseOptions{MaxBytes: clampInt(c.MaxBody), MaxDepth: c.MaxDepth}
+	return soap.ParseOptions{MaxBytes: clampInt(c.MaxBody), MaxDepth: c.MaxDepth, MaxElements: c.MaxElements}
 }
 
 func (g *Gateway) parseOptions() soap.ParseOptions { return parseOptions(&g.cfg) }

@@ -69,13 +69,35 @@ func TestFlagsDefaultsAndValidate(t *testing.T) {
 	require.ErrorContains(t, err, "-retry-max-interval (1m0s) must not be below -retry-interval (1h0m0s)")
 }
 
-func TestWellFormed(t *testing.T) {
-	require.NoError(t, wellFormed(`<a><b/></a> <c x="1">t</c>`, 4))
-	require.NoError(t, wellFormed(``, 4))
-	require.Error(t, wellFormed(`<a>`, 4))
-	require.Error(t, wellFormed(`</a>`, 4))
-	require.Error(t, wellFormed(`<!DOCTYPE a><a/>`, 4))
-	require.ErrorContains(t, wellFormed(strings.Repeat("<a>", 5)+strings.Repeat("</a>", 5), 4), "deeper than 4")
+// Issue 18 item 5: the submitted body goes through the parser and limits
+// of /rmp, in the envelope it will travel in, and is zero or more
+// elements: nothing that would close the Body or the Envelope passes.
+func TestSubmitBodyIsParsed(t *testing.T) {
+	g := &Gateway{cfg: DefaultConfig()}
+	to := "http://peer/rmp"
+	check := func(body, version string) *fieldError {
+		_, ferr := g.submission(&SubmitRequest{To: &to, Body: &body, SOAP: version}, time.Now())
+		return ferr
+	}
+	for _, ok := range []string{``, ` `, `<a><b/></a> <c x="1">t</c>`, `<!-- c --><p:a xmlns:p="urn:p"><p:b/></p:a>`,
+		strings.Repeat("<a>", 62) + strings.Repeat("</a>", 62), strings.Repeat("<y/>", 9998)} {
+		for _, v := range []string{"1.1", "1.2"} {
+			require.Nil(t, check(ok, v), "%.60s", ok)
+		}
+	}
+	for _, bad := range []string{
+		`<a></b>`, `</S11:Body><S11:Body>`, `</S11:Envelope><S11:Envelope>`, `</S12:Body><S12:Body>`,
+		`</S12:Envelope><S12:Envelope>`, `</S11:Body></S11:Envelope><S11:Envelope xmlns:S11="http://schemas.xmlsoap.org/soap/envelope/"><S11:Body>`,
+		`</S12:Body></S12:Envelope><S12:Envelope xmlns:S12="http://www.w3.org/2003/05/soap-envelope"><S12:Body>`,
+		`<a>`, `</a>`, `<!DOCTYPE a><a/>`, `<?pi x?>`, `text`, `<a/>text`, `<x:y/>`, `<a b="1" b="2"/>`,
+		strings.Repeat("<a>", 63) + strings.Repeat("</a>", 63), strings.Repeat("<y/>", 9999),
+	} {
+		for _, v := range []string{"1.1", "1.2"} {
+			ferr := check(bad, v)
+			require.NotNil(t, ferr, "SOAP %s accepted %.60q", v, bad)
+			require.Equal(t, "body", ferr.field)
+		}
+	}
 }
 
 func TestSubmissionMapping(t *testing.T) {

@@ -116,25 +116,24 @@ func (g *Gateway) forwardTo(ctx context.Context, r *http.Request, body []byte, b
 	return resp.StatusCode, resp.Header, answer, nil
 }
 
-// readBody reads a request body within -max-body; it answers 413 or 400
-// itself (as JSON, or as plain text for the RMP endpoint) and returns false
-// then.
-func readBody(w http.ResponseWriter, r *http.Request, plain bool) ([]byte, bool) {
-	body, err := io.ReadAll(r.Body)
+// readBody reads a request body with rmp.ReadBody: decoded, within
+// -max-body and -max-inflight-bytes. It answers a refusal itself (400,
+// 413, 415, 503; as JSON, or as plain text for the RMP endpoint) and
+// returns nil then; the caller releases the body once it has answered.
+func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request, plain bool) *rmp.Body {
+	body, err := rmp.ReadBody(w, r, rmp.BodyLimits{MaxBody: g.cfg.MaxBody, Budget: g.bodies})
 	if err == nil {
-		return body, true
-	}
-	status, msg := http.StatusBadRequest, "reading request body: "+err.Error()
-	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
-		status, msg = http.StatusRequestEntityTooLarge, "request body exceeds -max-body"
+		return body
 	}
 	if plain {
-		http.Error(w, msg, status)
-	} else {
-		writeError(w, status, msg)
+		rmp.WriteBodyError(w, err)
+		return nil
 	}
-	return nil, false
+	be := &rmp.BodyError{Status: http.StatusBadRequest, Reason: err.Error()}
+	errors.As(err, &be)
+	be.SetHeaders(w.Header())
+	writeError(w, be.Status, be.Reason)
+	return nil
 }
 
 // handleRMP is the RMP endpoint. With -store etcd it finds the request's
@@ -151,10 +150,12 @@ func (g *Gateway) handleRMP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the RMP endpoint takes POST only (R83)", http.StatusMethodNotAllowed)
 		return
 	}
-	body, ok := readBody(w, r, true)
-	if !ok {
+	rb := g.readBody(w, r, true)
+	if rb == nil {
 		return
 	}
+	defer rb.Release()
+	body := rb.Bytes
 	// Parsed once: the groupId picks the shard and the same parse is
 	// served there; only a forwarded request is parsed again by its holder.
 	in := rmp.ParseInbound(r.Header.Get("Content-Type"), body, g.parseOptions())

@@ -1,16 +1,14 @@
 package gateway
 
 import (
-	"bytes"
-	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp"
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/sender"
@@ -64,9 +62,6 @@ func (g *Gateway) submission(req *SubmitRequest, now time.Time) (rmp.Submission,
 	if req.Body == nil {
 		return s, bad("body", "required")
 	}
-	if err := wellFormed(*req.Body, g.cfg.MaxDepth); err != nil {
-		return s, bad("body", "not well-formed XML: %v", err)
-	}
 	s.To = *req.To
 	s.GroupKey = req.Group
 	s.Last = req.Last
@@ -86,6 +81,16 @@ func (g *Gateway) submission(req *SubmitRequest, now time.Time) (rmp.Submission,
 		s.Version = soap.SOAP12
 	default:
 		return s, bad("soap", "must be \"1.1\" or \"1.2\"")
+	}
+	// The parser and limits of /rmp, on the envelope the body will travel
+	// in (issue 18).
+	if err := soap.CheckBodyContent(s.Version, s.Payload, g.parseOptions()); err != nil {
+		reason := err.Error()
+		var f *faults.Fault
+		if errors.As(err, &f) && f.Reason != "" {
+			reason = f.Reason
+		}
+		return s, bad("body", "not a SOAP Body's content: %s", reason)
 	}
 	s.Pattern = group.ReplyResponse
 	if req.ReplyPattern != "" {
@@ -166,44 +171,15 @@ func parseIdle(v string) (group.Duration, error) {
 	return group.Fixed(d), nil
 }
 
-// wellFormed checks that body is well-formed XML content for a SOAP Body,
-// no deeper than maxDepth.
-func wellFormed(body string, maxDepth int) error {
-	d := xml.NewDecoder(strings.NewReader("<b>" + body + "</b>"))
-	depth := 0
-	for {
-		tok, err := d.RawToken()
-		if err == io.EOF {
-			if depth != 0 {
-				return errors.New("unclosed element")
-			}
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		switch tok.(type) {
-		case xml.StartElement:
-			depth++
-			if depth > maxDepth {
-				return fmt.Errorf("nesting deeper than %d", maxDepth)
-			}
-		case xml.EndElement:
-			depth--
-		case xml.Directive:
-			return errors.New("DTDs are not allowed")
-		}
-	}
-}
-
 func (g *Gateway) handleSubmit(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r, false)
-	if !ok {
+	rb := g.readBody(w, r, false)
+	if rb == nil {
 		return
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	defer rb.Release()
+	body := rb.Bytes
 	var req SubmitRequest
-	if !readJSON(w, r, &req) {
+	if !decodeJSON(w, body, &req) {
 		return
 	}
 	sub, ferr := g.submission(&req, g.Now())

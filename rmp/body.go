@@ -1,0 +1,273 @@
+package rmp
+
+// Reading a request body safely: decoded (Content-Encoding), bounded in
+// decoded bytes, and within a budget of bytes shared by every request
+// being served, so that many large bodies at once cannot exhaust memory
+// (issue 18). The RMP endpoint, the gateway's submit API and its proxy
+// routes all read bodies with ReadBody.
+
+import (
+	"bufio"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// DefaultMaxInflightBytes is the default BodyBudget of a Node.
+const DefaultMaxInflightBytes = 64 << 20
+
+// BodyBudget bounds the bytes of request bodies held at once, by every
+// ReadBody that shares it: the buffer a body is read into is reserved as
+// it grows and given back when the request is answered (Body.Release).
+// It never waits: a request that finds it spent is answered 503 with
+// Retry-After, which a WS-R sender treats as no ack and resends (D26).
+type BodyBudget struct {
+	mu    sync.Mutex
+	limit int64
+	used  int64 // ≤ limit
+}
+
+// NewBodyBudget returns a budget of limit bytes (at least 1).
+func NewBodyBudget(limit int64) *BodyBudget { return &BodyBudget{limit: max(limit, 1)} }
+
+// InUse returns the bytes reserved now.
+func (b *BodyBudget) InUse() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used
+}
+
+func (b *BodyBudget) reserve(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used+n > b.limit {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+func (b *BodyBudget) release(n int64) {
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
+}
+
+// BodyLimits say how ReadBody reads a body.
+type BodyLimits struct {
+	// MaxBody bounds the decoded body (and the bytes on the wire); larger
+	// is 413. Zero or negative means 4 MiB.
+	MaxBody int64
+	// Budget is shared by the requests being served; nil means none.
+	Budget *BodyBudget
+}
+
+// Body is a request body read by ReadBody.
+type Body struct {
+	// Bytes is the decoded body.
+	Bytes  []byte
+	budget *BodyBudget
+	held   int64
+}
+
+// Release gives the body's bytes back to the budget; call it once the
+// request is answered (the bytes, and what was parsed from them, may be
+// in use until then). Later calls do nothing.
+func (b *Body) Release() {
+	if b == nil || b.budget == nil {
+		return
+	}
+	b.budget.release(b.held)
+	b.budget, b.held = nil, 0
+}
+
+// BodyError is a body ReadBody refused: the HTTP status to answer (400,
+// 413, 415 or 503) and why.
+type BodyError struct {
+	Status int
+	Reason string
+}
+
+func (e *BodyError) Error() string { return e.Reason }
+
+// SetHeaders sets the headers that go with the status: Retry-After on 503,
+// Accept-Encoding on 415 (RFC 9110 §12.5.3).
+func (e *BodyError) SetHeaders(h http.Header) {
+	switch e.Status {
+	case http.StatusServiceUnavailable:
+		h.Set("Retry-After", "1")
+	case http.StatusUnsupportedMediaType:
+		h.Set("Accept-Encoding", "gzip, deflate")
+	}
+}
+
+// WriteBodyError answers err from ReadBody as plain text.
+func WriteBodyError(w http.ResponseWriter, err error) {
+	e := bodyError(err)
+	e.SetHeaders(w.Header())
+	http.Error(w, e.Reason, e.Status)
+}
+
+func bodyError(err error) *BodyError {
+	var e *BodyError
+	if errors.As(err, &e) {
+		return e
+	}
+	return &BodyError{Status: http.StatusBadRequest, Reason: "reading request body: " + err.Error()}
+}
+
+// ReadBody reads r's body, decoded according to its Content-Encoding
+// (identity, gzip, x-gzip or deflate — zlib or raw; anything else is 415),
+// at most lim.MaxBody decoded bytes (more is 413: a zip bomb stops there),
+// reserving the buffer from lim.Budget as it grows (spent is 503). Errors
+// are *BodyError. The caller releases the Body once it has answered.
+func ReadBody(w http.ResponseWriter, r *http.Request, lim BodyLimits) (*Body, error) {
+	if lim.MaxBody <= 0 {
+		lim.MaxBody = 4 << 20
+	}
+	coding, err := contentCoding(r.Header.Values("Content-Encoding"))
+	if err != nil {
+		return nil, err
+	}
+	if r.ContentLength > lim.MaxBody {
+		return nil, tooLarge(lim.MaxBody)
+	}
+	wire := http.MaxBytesReader(w, r.Body, lim.MaxBody)
+	src, hint := io.Reader(wire), r.ContentLength
+	switch coding {
+	case "gzip":
+		zr, err := gzip.NewReader(wire)
+		if err != nil {
+			return nil, readFailure(err, lim.MaxBody, "gzip")
+		}
+		defer zr.Close()
+		src, hint = zr, 4*hint
+	case "deflate":
+		br := bufio.NewReader(wire)
+		src, hint = deflateReader(br), 4*hint
+	}
+	b := &Body{budget: lim.Budget}
+	buf, err := b.read(src, hint, lim.MaxBody)
+	if err != nil {
+		b.Release()
+		return nil, readFailure(err, lim.MaxBody, coding)
+	}
+	b.Bytes = buf
+	return b, nil
+}
+
+// contentCoding is the one coding of a Content-Encoding header ("" for
+// identity); several codings stacked are refused with the unknown ones.
+func contentCoding(values []string) (string, error) {
+	coding := ""
+	for _, v := range values {
+		for _, c := range strings.Split(v, ",") {
+			switch c = strings.ToLower(strings.TrimSpace(c)); c {
+			case "", "identity":
+			case "gzip", "x-gzip", "deflate":
+				if coding != "" {
+					return "", &BodyError{Status: http.StatusUnsupportedMediaType,
+						Reason: "stacked Content-Encodings are not supported: one of gzip, deflate or identity"}
+				}
+				coding = strings.TrimPrefix(c, "x-")
+			default:
+				return "", &BodyError{Status: http.StatusUnsupportedMediaType,
+					Reason: "Content-Encoding " + strconv.Quote(c) + " is not supported: gzip, deflate or identity"}
+			}
+		}
+	}
+	return coding, nil
+}
+
+// deflateReader reads HTTP "deflate": zlib (RFC 9110 §8.4.1.2), or the raw
+// deflate some clients send instead, told apart by the zlib header.
+func deflateReader(br *bufio.Reader) io.Reader {
+	h, _ := br.Peek(2)
+	if len(h) == 2 && h[0]&0x0f == 8 && h[0]>>4 <= 7 && (uint16(h[0])<<8|uint16(h[1]))%31 == 0 {
+		zr, err := zlib.NewReader(br)
+		if err != nil {
+			return errReader{err}
+		}
+		return zr
+	}
+	return flate.NewReader(br)
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// read reads src into a buffer reserved from the budget: first hint bytes
+// (within limit), then doubling, never more than limit+1 (one byte past
+// the limit tells a body that is too large).
+func (b *Body) read(src io.Reader, hint, limit int64) ([]byte, error) {
+	size := min(max(hint+1, 512), limit+1)
+	if !b.grow(size) {
+		return nil, budgetSpent()
+	}
+	buf := make([]byte, 0, size)
+	for {
+		n, err := src.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return nil, tooLarge(limit)
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) == cap(buf) {
+			next := min(2*int64(cap(buf)), limit+1)
+			if !b.grow(next - int64(cap(buf))) {
+				return nil, budgetSpent()
+			}
+			// The budget holds the current buffer; the old one is garbage.
+			buf = append(make([]byte, 0, next), buf...)
+		}
+	}
+}
+
+// grow reserves n more bytes for the body.
+func (b *Body) grow(n int64) bool {
+	if b.budget == nil {
+		return true
+	}
+	if !b.budget.reserve(n) {
+		return false
+	}
+	b.held += n
+	return true
+}
+
+func tooLarge(limit int64) *BodyError {
+	return &BodyError{Status: http.StatusRequestEntityTooLarge,
+		Reason: "request body exceeds the configured limit of " + strconv.FormatInt(limit, 10) + " bytes (decoded)"}
+}
+
+func budgetSpent() *BodyError {
+	return &BodyError{Status: http.StatusServiceUnavailable,
+		Reason: "too many request bodies in flight (-max-inflight-bytes); try again"}
+}
+
+// readFailure words an error of reading a body.
+func readFailure(err error, limit int64, coding string) error {
+	var be *BodyError
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &be):
+		return be
+	case errors.As(err, &tooBig):
+		return tooLarge(limit)
+	case coding != "":
+		return &BodyError{Status: http.StatusBadRequest, Reason: "request body is not valid " + coding + ": " + err.Error()}
+	}
+	return &BodyError{Status: http.StatusBadRequest, Reason: "reading request body: " + err.Error()}
+}
