@@ -72,7 +72,8 @@ func TestServeFlagsHelpAndErrors(t *testing.T) {
 	for _, f := range []string{"-listen", "-data", "-public-url", "-deliver", "-notify", "-max-body", "-max-depth",
 		"-max-open-groups", "-max-held-per-group", "-max-held-bytes-per-group", "-max-held-total", "-max-held-bytes-total",
 		"-max-pending", "-max-pending-bytes", "-max-records", "-retry-interval", "-retry-backoff", "-retry-max-interval",
-		"-retry-jitter", "-max-retries", "-poll-interval", "-default-expires-in", "-ack-on-delivery", "-strict-faults",
+		"-retry-jitter", "-max-retries", "-poll-interval", "-late-fault-polls", "-late-fault-margin", "-poll-interval-max",
+		"-peer-ack-on-delivery", "-default-expires-in", "-ack-on-delivery", "-strict-faults",
 		"-fake-clock", "-fake-clock-start", "-log"} {
 		if !strings.Contains(errb.String(), "  "+f+" ") && !strings.Contains(errb.String(), "  "+f+"\n") {
 			t.Errorf("serve -h does not list %s:\n%s", f, errb.String())
@@ -94,6 +95,9 @@ func TestServeFlagsHelpAndErrors(t *testing.T) {
 		{[]string{"-strict-faults=maybe"}, `invalid boolean value "maybe" for -strict-faults`},
 		{[]string{"-no-such-flag"}, "flag provided but not defined: -no-such-flag"},
 		{[]string{"-log", "loud"}, `invalid -log "loud"`},
+		{[]string{"-peer-ack-on-delivery", "r.example/rmp"}, `invalid value "r.example/rmp" for flag -peer-ack-on-delivery`},
+		{[]string{"-poll-interval-max", "1s"}, "-poll-interval-max (1s) must not be below -poll-interval (10s)"},
+		{[]string{"-late-fault-margin", "0s"}, "-late-fault-margin must be positive"},
 	} {
 		var out, errb bytes.Buffer
 		got := run(append(append([]string{"serve"}, c.args...), "-data", dir), &out, &errb)
@@ -107,7 +111,7 @@ func TestServeFlagsHelpAndErrors(t *testing.T) {
 		if strings.Count(msg, "\n") != 1 || !strings.HasSuffix(msg, "\n") {
 			t.Errorf("serve %q: want exactly one line, got %q", c.args, msg)
 		}
-		if strings.Contains(msg, "-ack-on-delivery") {
+		if strings.Contains(msg, "  -ack-on-delivery") {
 			t.Errorf("serve %q printed the flag list on an error: %q", c.args, msg)
 		}
 	}

@@ -59,6 +59,16 @@ type Config struct {
 	AckOnDelivery bool // D8 option
 	StrictFaults  bool // D6 strict 1.1 dialect
 
+	// Late faults (D12, D13): acknowledged messages are polled until their
+	// ExpiryTime plus LateFaultMargin, the interval doubling from
+	// PollInterval up to PollIntervalMax while answers are clean; not at
+	// all without LateFaultPolls, nor for destinations in PeerAckOnDelivery
+	// (receivers that ack on delivery, D8).
+	LateFaultPolls    bool
+	LateFaultMargin   time.Duration
+	PollIntervalMax   time.Duration
+	PeerAckOnDelivery []string
+
 	FakeClock      bool
 	FakeClockStart time.Time // zero = the current real time
 
@@ -107,6 +117,9 @@ func DefaultConfig() Config {
 		RetryJitter:          0.1,
 		MaxRetries:           10,
 		PollInterval:         10 * time.Second,
+		LateFaultPolls:       true,
+		LateFaultMargin:      30 * time.Second,
+		PollIntervalMax:      2 * time.Minute,
 		DefaultExpiresIn:     time.Hour,
 		Store:                StorePebble,
 		EtcdPrefix:           "/wsrkit/",
@@ -155,6 +168,10 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.RetryJitter, "retry-jitter", c.RetryJitter, "± fraction applied to each interval (seeded)")
 	fs.IntVar(&c.MaxRetries, "max-retries", c.MaxRetries, "resends after the first transmission")
 	fs.DurationVar(&c.PollInterval, "poll-interval", c.PollInterval, "PollRequest interval for Poll-pattern messages")
+	fs.BoolVar(&c.LateFaultPolls, "late-fault-polls", c.LateFaultPolls, "poll acknowledged messages of every reply pattern until they can no longer be discarded, so a late fault (D13) reaches the producer")
+	fs.DurationVar(&c.LateFaultMargin, "late-fault-margin", c.LateFaultMargin, "clock skew allowed with receivers: acknowledged messages are polled until ExpiryTime plus this")
+	fs.DurationVar(&c.PollIntervalMax, "poll-interval-max", c.PollIntervalMax, "cap of the late-fault poll interval, which doubles from -poll-interval while answers are clean")
+	fs.Var((*urlList)(&c.PeerAckOnDelivery), "peer-ack-on-delivery", "destination URLs (as in \"to\", comma-separated, repeatable) whose receiver acks on delivery (D8): no late-fault polls there")
 	fs.DurationVar(&c.DefaultExpiresIn, "default-expires-in", c.DefaultExpiresIn, "lifetime of a submission with neither expiresIn nor expiryTime")
 	fs.BoolVar(&c.AckOnDelivery, "ack-on-delivery", c.AckOnDelivery, "acknowledge once delivered instead of once stored (D8)")
 	fs.BoolVar(&c.StrictFaults, "strict-faults", c.StrictFaults, "emit only WS-Reliability 1.1 schema fault codes (D6)")
@@ -179,17 +196,42 @@ func (e *endpoints) String() string { return strings.Join(*e, ",") }
 
 func (e *endpoints) Set(s string) error {
 	*e = nil
-	for _, a := range strings.Split(s, ",") {
-		a = strings.TrimSpace(a)
-		if a == "" {
-			continue
-		}
+	return eachListed(s, func(a string) error {
 		if _, _, err := net.SplitHostPort(a); err != nil {
 			return fmt.Errorf("invalid endpoint %q: want host:port", a)
 		}
 		*e = append(*e, a)
+		return nil
+	})
+}
+
+// eachListed calls f with each non-empty, trimmed item of the
+// comma-separated s, stopping at the first error.
+func eachListed(s string, f func(string) error) error {
+	for _, a := range strings.Split(s, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			if err := f(a); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+// urlList is a flag.Value of absolute http(s) URLs, comma-separated; each
+// use adds to the list.
+type urlList []string
+
+func (l *urlList) String() string { return strings.Join(*l, ",") }
+
+func (l *urlList) Set(s string) error {
+	return eachListed(s, func(a string) error {
+		if u, err := url.Parse(a); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("invalid URL %q: want an absolute http or https URL", a)
+		}
+		*l = append(*l, a)
+		return nil
+	})
 }
 
 // Validate checks that every value is usable.
@@ -216,6 +258,10 @@ func (c *Config) Validate() error {
 	pos("retry-max-interval", int64(c.RetryMaxInterval))
 	pos("poll-interval", int64(c.PollInterval))
 	pos("default-expires-in", int64(c.DefaultExpiresIn))
+	pos("late-fault-margin", int64(c.LateFaultMargin))
+	if c.PollIntervalMax < c.PollInterval {
+		errs = append(errs, fmt.Errorf("-poll-interval-max (%s) must not be below -poll-interval (%s)", c.PollIntervalMax, c.PollInterval))
+	}
 	if c.RetryMaxInterval < c.RetryInterval {
 		errs = append(errs, fmt.Errorf("-retry-max-interval (%s) must not be below -retry-interval (%s)", c.RetryMaxInterval, c.RetryInterval))
 	}

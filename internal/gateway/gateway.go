@@ -238,15 +238,32 @@ func engineConfig(c *Config, instance string) rmp.Config {
 				Jitter:      c.RetryJitter,
 				MaxRetries:  c.MaxRetries,
 			},
-			PollInterval:    c.PollInterval,
-			JitterSeed:      h.Sum64(),
-			DefaultLifetime: c.DefaultExpiresIn,
-			Limits:          lim,
+			PollInterval:     c.PollInterval,
+			PollIntervalMax:  c.PollIntervalMax,
+			LateFaultMargin:  c.LateFaultMargin,
+			NoLateFaultPolls: !c.LateFaultPolls,
+			Destinations:     peerDestinations(c),
+			JitterSeed:       h.Sum64(),
+			DefaultLifetime:  c.DefaultExpiresIn,
+			Limits:           lim,
 		},
 		Dialect: dialect,
 		Parse:   parseOptions(c),
 		ReplyTo: c.PublicURL + "/rmp",
 	}
+}
+
+// peerDestinations marks the -peer-ack-on-delivery destinations: an ack
+// from there means delivered (D8), so no late-fault polls go there.
+func peerDestinations(c *Config) map[string]sender.Destination {
+	if len(c.PeerAckOnDelivery) == 0 {
+		return nil
+	}
+	ds := make(map[string]sender.Destination, len(c.PeerAckOnDelivery))
+	for _, u := range c.PeerAckOnDelivery {
+		ds[u] = sender.Destination{AckOnDelivery: true} // default retry policy
+	}
+	return ds
 }
 
 func clampInt(v int64) int { return int(min(v, math.MaxInt32)) }

@@ -185,3 +185,27 @@ func TestEngineConfigPendingBounds(t *testing.T) {
 	require.Equal(t, int64(3<<30), lim.MaxPendingBytes)
 	require.Equal(t, int64(3<<30), lim.MaxPendingBytesPerDest)
 }
+
+// TestEngineConfigLateFaults (#23): the late-fault flags reach the sending
+// RMP: -peer-ack-on-delivery marks each named destination (repeatable,
+// comma-separated), -late-fault-polls=false turns the polling off.
+func TestEngineConfigLateFaults(t *testing.T) {
+	c := DefaultConfig()
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	c.RegisterFlags(fs)
+	require.NoError(t, fs.Parse([]string{"-peer-ack-on-delivery", "http://a.example/rmp, http://b.example/rmp",
+		"-peer-ack-on-delivery", "https://c.example/rmp", "-late-fault-margin", "1m", "-poll-interval-max", "3m"}))
+	require.NoError(t, c.Validate())
+	sc := engineConfig(&c, "inst").Sender
+	require.False(t, sc.NoLateFaultPolls)
+	require.Equal(t, time.Minute, sc.LateFaultMargin)
+	require.Equal(t, 3*time.Minute, sc.PollIntervalMax)
+	require.Len(t, sc.Destinations, 3)
+	for _, u := range []string{"http://a.example/rmp", "http://b.example/rmp", "https://c.example/rmp"} {
+		require.True(t, sc.Destinations[u].AckOnDelivery, u)
+	}
+	c.LateFaultPolls = false
+	require.True(t, engineConfig(&c, "inst").Sender.NoLateFaultPolls)
+	_, err := sender.New(engineConfig(&c, "inst").Sender)
+	require.NoError(t, err, "a destination without a retry policy takes the default one")
+}

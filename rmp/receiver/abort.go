@@ -15,7 +15,8 @@ import (
 // state stays, hidden, until the latest ExpiryTime among the discarded
 // messages has passed, so that PollRequests and duplicates are still
 // answered with those faults (D17, D24); with nothing discarded it is
-// removed at once. Events report each discard, the termination and the
+// removed at once, unless it holds faults of earlier discards a poll may
+// still ask about (Response and Poll: FaultRetention more, D13). Events report each discard, the termination and the
 // removal under group.RuleDeleted. Unknown ids are ignored.
 func (r *Receiver) Abort(now time.Time, groupID string) Ready {
 	r.begin()
@@ -71,7 +72,9 @@ func (r *Receiver) abortGeneration(now time.Time, g *gstate) {
 	}
 	r.event(Event{Kind: EventTerminated, Group: g.id, Rule: group.RuleDeleted})
 	r.dirty(g)
-	if !now.Before(removeAt) {
+	// Faults it already held (an earlier discard) stay answerable like any
+	// others: the sender may still be asking (D13, tick.go pollFaults).
+	if !now.Before(removeAt) && !(pollFaults(g) && keepsDeletedFaults(g)) {
 		r.remove(g, group.RuleDeleted)
 	}
 }

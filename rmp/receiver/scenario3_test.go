@@ -68,9 +68,12 @@ var scenarios3 = []scenario{
 			h.groups()
 			h.msg(seq("o", 2, ordered, last, exp(20*sec))) // recorded in the deleted generation: its fault again
 			h.cp()
-			h.at(20*sec + 1)
+			// The deleted generations keep their faults FaultRetention past
+			// their removal instant: under Response and Poll the sender
+			// learns them only by asking (D13). By then o#2/1 has expired.
+			h.at(hr + 20*sec + 1)
 			h.tick()
-			h.at(30*sec + 1)
+			h.at(hr + 30*sec + 1)
 			h.tick()
 		},
 		want: `
@@ -97,7 +100,33 @@ group o#2 open [1-1] held=1 deadline=1h0m0.000000001s
 reply o[2!GroupAborted]
 duplicate o#1/2
 removed o#1 deleted
+terminated o#2 d14
+discarded o#2/1 MessageExpired receiver.order-abort
 removed u#1 deleted`,
+	},
+	{
+		// #23: a generation deleted after it discarded an acknowledged
+		// message keeps that fault for the sender's polls (D13).
+		name: "operator-delete-keeps-earlier-fault", ids: "D13 D14 gateway-delete",
+		run: func(h *harness) {
+			h.msg(seq("q", 1, ordered, exp(10*sec)))
+			h.at(10*sec + 1)
+			h.tick()
+			h.abort("q")
+			h.poll(PollRequest{Refs: []PollRef{{GroupID: "q", Ranges: []group.Range{{From: 1, To: 1}}}}})
+			h.at(hr + 10*sec + 2)
+			h.tick()
+			h.poll(PollRequest{Refs: []PollRef{{GroupID: "q", Ranges: []group.Range{{From: 1, To: 1}}}}})
+		},
+		want: `
+reply q[1]
+held q#1/1
+terminated q#1 d14
+discarded q#1/1 MessageExpired receiver.order-abort
+terminated q#1 deleted
+poll q[1!MessageExpired]
+removed q#1 deleted
+poll -`,
 	},
 	{
 		name: "operator-delete-callback-singleton", ids: "D13 D17 R75 gateway-delete",

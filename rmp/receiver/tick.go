@@ -94,9 +94,7 @@ func (r *Receiver) removeAt(g *gstate) (time.Time, bool) {
 	if !g.lc.Terminated || len(g.pending) > 0 {
 		return time.Time{}, false
 	}
-	if (g.unreportedCount() > 0 || pollFaults(g)) && !g.deleted() {
-		// A deleted generation keeps its faults only until RemoveAt
-		// (gateway notes: the latest ExpiryTime of what Abort discarded).
+	if (g.unreportedCount() > 0 || pollFaults(g)) && keepsDeletedFaults(g) {
 		return g.lc.RemoveAt.Add(r.cfg.FaultRetention), true
 	}
 	return g.lc.RemoveAt, true
@@ -186,12 +184,22 @@ func pollFaults(g *gstate) bool {
 	return g.flags.AckRequested && len(g.faultMap()) > 0
 }
 
+// keepsDeletedFaults says whether g, if deleted, keeps its faults past
+// RemoveAt like any other generation. A deleted Callback generation keeps
+// them only until RemoveAt (gateway notes: the latest ExpiryTime of what
+// Abort discarded): they are pushed to ReplyTo for FaultRetention anyway.
+// Under Response and Poll the sender learns them only by asking, and its
+// last ask comes after that ExpiryTime plus its clock-skew margin (D13).
+func keepsDeletedFaults(g *gstate) bool {
+	return !g.deleted() || g.pattern != group.ReplyCallback
+}
+
 // singletonRemoveAt is when singleton g may be removed: once its
 // ExpiryTime has passed (D17), later by FaultRetention when it holds a
 // fault a poll may ask about (D13).
 func (r *Receiver) singletonRemoveAt(g *gstate) time.Time {
 	at := group.PassDeadline(g.expiryAt())
-	if pollFaults(g) && !g.deleted() {
+	if pollFaults(g) && keepsDeletedFaults(g) {
 		at = at.Add(r.cfg.FaultRetention)
 	}
 	return at
