@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"sync"
@@ -77,13 +78,24 @@ type Transport interface {
 type HTTPTransportConfig struct {
 	// Timeout bounds one exchange, response body included. Default 30s.
 	Timeout time.Duration
-	// MaxPerDestination bounds concurrent exchanges per scheme+host.
-	// Default 16.
+	// MaxPerDestination bounds concurrent exchanges per scheme+host, and
+	// the idle connections kept per host. Default 16.
 	MaxPerDestination int
 	// MaxResponseBytes bounds a response body. Default 4 MiB.
 	MaxResponseBytes int64
-	// Client is the http.Client to use; nil means one with keep-alive
-	// connection reuse sized to MaxPerDestination.
+	// DialTimeout bounds connecting, name resolution included. Default 10s.
+	DialTimeout time.Duration
+	// TLSHandshakeTimeout bounds a TLS handshake. Default 10s.
+	TLSHandshakeTimeout time.Duration
+	// ResponseHeaderTimeout bounds the wait for the response header once
+	// the request is written. Default Timeout.
+	ResponseHeaderTimeout time.Duration
+	// IdleConnTimeout closes a pooled connection idle this long. Default 90s.
+	IdleConnTimeout time.Duration
+	// MaxIdleConns bounds the idle pool over all destinations (peers
+	// choose ReplyTo URLs). Default 256.
+	MaxIdleConns int
+	// Client is the http.Client to use; nil means NewHTTPClient(cfg).
 	Client *http.Client
 }
 
@@ -103,24 +115,61 @@ const maxCachedURLs = 1024
 
 // NewHTTPTransport returns an HTTPTransport with cfg's zero fields defaulted.
 func NewHTTPTransport(cfg HTTPTransportConfig) *HTTPTransport {
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 30 * time.Second
+	cfg = cfg.withDefaults()
+	client := cfg.Client
+	if client == nil {
+		client = NewHTTPClient(cfg)
 	}
+	return &HTTPTransport{cfg: cfg, client: client, slots: map[string]chan struct{}{}, byURL: map[string]chan struct{}{}}
+}
+
+func (cfg HTTPTransportConfig) withDefaults() HTTPTransportConfig {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&cfg.Timeout, 30*time.Second)
+	def(&cfg.DialTimeout, 10*time.Second)
+	def(&cfg.TLSHandshakeTimeout, 10*time.Second)
+	def(&cfg.ResponseHeaderTimeout, cfg.Timeout)
+	def(&cfg.IdleConnTimeout, 90*time.Second)
 	if cfg.MaxPerDestination <= 0 {
 		cfg.MaxPerDestination = 16
 	}
 	if cfg.MaxResponseBytes <= 0 {
 		cfg.MaxResponseBytes = 4 << 20
 	}
-	client := cfg.Client
-	if client == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = cfg.MaxPerDestination
-		tr.MaxConnsPerHost = cfg.MaxPerDestination
-		client = &http.Client{Transport: tr}
+	if cfg.MaxIdleConns <= 0 {
+		cfg.MaxIdleConns = 256
 	}
-	return &HTTPTransport{cfg: cfg, client: client, slots: map[string]chan struct{}{}, byURL: map[string]chan struct{}{}}
+	return cfg
 }
+
+// NewHTTPClient returns the http.Client an HTTPTransport of cfg uses when
+// cfg.Client is nil (zero fields defaulted): keep-alive reuse with a
+// bounded idle pool, dial, TLS and response-header timeouts, cfg.Timeout
+// per exchange, and no redirects: a 3xx is the answer (R36: not an ack).
+func NewHTTPClient(cfg HTTPTransportConfig) *http.Client {
+	cfg = cfg.withDefaults()
+	d := &net.Dialer{Timeout: cfg.DialTimeout, KeepAlive: 30 * time.Second}
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           d.DialContext,
+		ForceAttemptHTTP2:     true,
+		TLSHandshakeTimeout:   cfg.TLSHandshakeTimeout,
+		ResponseHeaderTimeout: cfg.ResponseHeaderTimeout,
+		IdleConnTimeout:       cfg.IdleConnTimeout,
+		MaxIdleConns:          cfg.MaxIdleConns,
+		MaxIdleConnsPerHost:   cfg.MaxPerDestination,
+		MaxConnsPerHost:       cfg.MaxPerDestination,
+		ExpectContinueTimeout: time.Second,
+	}
+	return &http.Client{Transport: tr, Timeout: cfg.Timeout, CheckRedirect: noRedirects}
+}
+
+// noRedirects makes a client answer a redirect with the 3xx itself.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // ErrResponseTooLarge is returned when a response body exceeds
 // MaxResponseBytes; the exchange then counts as "no acknowledgement".

@@ -3,6 +3,7 @@ package rmp
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -113,5 +114,63 @@ func TestHTTPTransportURLCacheIsBounded(t *testing.T) {
 	}
 	if s, _ := tr.slot("https://h.example/a"); s == first {
 		t.Fatal("https and http of one host share a slot")
+	}
+}
+
+// A peer that takes a POST and never answers is cut off after
+// ResponseHeaderTimeout, well inside Timeout; an idle pooled connection
+// is closed after IdleConnTimeout (#18 item 6).
+func TestHTTPTransportTimeoutsAndIdlePool(t *testing.T) {
+	hang := make(chan struct{})
+	silent := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-hang }))
+	defer silent.Close()
+	defer close(hang)
+	closed := make(chan struct{}, 4)
+	idle := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	idle.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateClosed {
+			closed <- struct{}{}
+		}
+	}
+	idle.Start()
+	defer idle.Close()
+	tr := NewHTTPTransport(HTTPTransportConfig{Timeout: time.Minute,
+		ResponseHeaderTimeout: 200 * time.Millisecond, IdleConnTimeout: 200 * time.Millisecond})
+	done := make(chan error, 1)
+	go func() {
+		_, err := tr.Do(context.Background(), Post{URL: silent.URL})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "timeout awaiting response headers") {
+			t.Fatalf("err = %v, want a response header timeout", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a silent peer held the exchange past ResponseHeaderTimeout")
+	}
+	if _, err := tr.Do(context.Background(), Post{URL: idle.URL}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("an idle pooled connection outlived IdleConnTimeout")
+	}
+}
+
+// A redirect is the answer, never followed: an outbound POST goes only to
+// the URL it was given (#18 item 7).
+func TestHTTPTransportFollowsNoRedirect(t *testing.T) {
+	var hit atomic.Int32
+	target := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hit.Add(1) }))
+	defer target.Close()
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL+"/x", http.StatusTemporaryRedirect)
+	}))
+	defer redirector.Close()
+	res, err := NewHTTPTransport(HTTPTransportConfig{}).Do(context.Background(), Post{URL: redirector.URL})
+	if err != nil || res.Status != http.StatusTemporaryRedirect || hit.Load() != 0 {
+		t.Fatalf("status %d err %v, target hit %d times; want the 307 itself", res.Status, err, hit.Load())
 	}
 }

@@ -74,7 +74,8 @@ func TestServeFlagsHelpAndErrors(t *testing.T) {
 		"-max-pending", "-max-pending-bytes", "-max-records", "-retry-interval", "-retry-backoff", "-retry-max-interval",
 		"-retry-jitter", "-max-retries", "-poll-interval", "-late-fault-polls", "-late-fault-margin", "-poll-interval-max",
 		"-peer-ack-on-delivery", "-default-expires-in", "-ack-on-delivery", "-strict-faults",
-		"-fake-clock", "-fake-clock-start", "-log"} {
+		"-fake-clock", "-fake-clock-start", "-log", "-read-header-timeout", "-read-timeout", "-write-timeout",
+		"-idle-timeout", "-max-conns", "-max-header-bytes"} {
 		if !strings.Contains(errb.String(), "  "+f+" ") && !strings.Contains(errb.String(), "  "+f+"\n") {
 			t.Errorf("serve -h does not list %s:\n%s", f, errb.String())
 		}

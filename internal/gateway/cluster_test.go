@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -79,17 +78,9 @@ func clusterConfig(t *testing.T, eps []string, node, deliver string) Config {
 // startSender starts a pebble gateway that resends quickly and long,
 // stopped at the end of t.
 func startSender(t *testing.T) *Server {
-	cfg := DefaultConfig()
-	cfg.Listen, cfg.DataDir = "127.0.0.1:0", t.TempDir()
-	cfg.RetryInterval, cfg.RetryMaxInterval, cfg.MaxRetries = 100*time.Millisecond, 300*time.Millisecond, 1000
-	s, err := Start(cfg, Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		s.Shutdown(ctx)
+	return startLocal(t, func(cfg *Config) {
+		cfg.RetryInterval, cfg.RetryMaxInterval, cfg.MaxRetries = 100*time.Millisecond, 300*time.Millisecond, 1000
 	})
-	return s
 }
 
 func postJSON(t *testing.T, url string, in, out any) int {

@@ -92,6 +92,17 @@ type Config struct {
 	BalanceInterval time.Duration
 	// ForwardTimeout bounds a request forwarded to the holder of a shard.
 	ForwardTimeout time.Duration
+
+	// Inbound connection bounds (http.Server). WriteTimeout runs from the
+	// end of the request header to the end of the response, so it covers
+	// reading the body, making its effects durable and awaiting a business
+	// response (R73): it must exceed ReadTimeout and the deliver timeout.
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+	MaxConns          int   // concurrent inbound connections; more wait in the kernel's backlog
+	MaxHeaderBytes    int64 // request line and headers
 }
 
 // DefaultConfig returns the defaults of `wsrkit serve`.
@@ -129,6 +140,12 @@ func DefaultConfig() Config {
 		Shards:               16,
 		BalanceInterval:      time.Second,
 		ForwardTimeout:       30 * time.Second,
+		ReadHeaderTimeout:    10 * time.Second,
+		ReadTimeout:          time.Minute,
+		WriteTimeout:         2 * time.Minute,
+		IdleTimeout:          time.Minute,
+		MaxConns:             1024,
+		MaxHeaderBytes:       64 << 10,
 	}
 }
 
@@ -187,6 +204,12 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.AdvertiseURL, "advertise-url", c.AdvertiseURL, "this instance's own base URL, for requests the others forward to it (default http://<listen>)")
 	fs.DurationVar(&c.BalanceInterval, "balance-interval", c.BalanceInterval, "how often an instance rebalances the shards over the live instances")
 	fs.DurationVar(&c.ForwardTimeout, "forward-timeout", c.ForwardTimeout, "bound on a request forwarded to the instance holding its shard")
+	fs.DurationVar(&c.ReadHeaderTimeout, "read-header-timeout", c.ReadHeaderTimeout, "bound on reading a request's header, also a new connection's first one")
+	fs.DurationVar(&c.ReadTimeout, "read-timeout", c.ReadTimeout, "bound on reading a whole request, body included")
+	fs.DurationVar(&c.WriteTimeout, "write-timeout", c.WriteTimeout, "bound from a request's header to the end of its response (body, durable commit and business response included)")
+	fs.DurationVar(&c.IdleTimeout, "idle-timeout", c.IdleTimeout, "an idle keep-alive connection is closed after this long")
+	fs.IntVar(&c.MaxConns, "max-conns", c.MaxConns, "concurrent inbound connections; more wait until one closes")
+	fs.Var((*byteSize)(&c.MaxHeaderBytes), "max-header-bytes", "largest request line and header, bytes with optional KiB/MiB suffix")
 }
 
 // endpoints is a flag.Value of comma-separated host:port addresses.
@@ -262,6 +285,12 @@ func (c *Config) Validate() error {
 	if c.PollIntervalMax < c.PollInterval {
 		errs = append(errs, fmt.Errorf("-poll-interval-max (%s) must not be below -poll-interval (%s)", c.PollIntervalMax, c.PollInterval))
 	}
+	pos("read-header-timeout", int64(c.ReadHeaderTimeout))
+	pos("read-timeout", int64(c.ReadTimeout))
+	pos("write-timeout", int64(c.WriteTimeout))
+	pos("idle-timeout", int64(c.IdleTimeout))
+	pos("max-conns", int64(c.MaxConns))
+	pos("max-header-bytes", c.MaxHeaderBytes)
 	if c.RetryMaxInterval < c.RetryInterval {
 		errs = append(errs, fmt.Errorf("-retry-max-interval (%s) must not be below -retry-interval (%s)", c.RetryMaxInterval, c.RetryInterval))
 	}

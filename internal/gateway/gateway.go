@@ -33,8 +33,8 @@ import (
 type Options struct {
 	// Logger receives the node's log lines; nil discards them.
 	Logger *slog.Logger
-	// Client makes delivery and notify POSTs; nil means a client with a
-	// 30 s timeout.
+	// Client makes delivery and notify POSTs; nil means operatorClient
+	// with a 30 s timeout.
 	Client *http.Client
 	// Transport sends RMP traffic; nil means rmp.NewHTTPTransport.
 	Transport rmp.Transport
@@ -101,7 +101,7 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 		return nil, err
 	}
 	if opts.Client == nil {
-		opts.Client = &http.Client{Timeout: 30 * time.Second}
+		opts.Client = operatorClient(30 * time.Second)
 	}
 	if opts.Transport == nil {
 		opts.Transport = rmp.NewHTTPTransport(rmp.HTTPTransportConfig{MaxResponseBytes: cfg.MaxBody})
@@ -110,7 +110,7 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 		opts.Context = context.Background()
 	}
 	g := &Gateway{cfg: cfg, inst: inst, clk: rmp.RealClock(), opts: opts,
-		forward: &http.Client{Timeout: cfg.ForwardTimeout}, bodies: rmp.NewBodyBudget(cfg.MaxInflightBytes)}
+		forward: operatorClient(cfg.ForwardTimeout), bodies: rmp.NewBodyBudget(cfg.MaxInflightBytes)}
 	if cfg.FakeClock {
 		start := cfg.FakeClockStart
 		if start.IsZero() {
@@ -196,6 +196,13 @@ func (g *Gateway) dropShard(shard int, cluster string) {
 	if g.inbox != nil {
 		g.inbox.dropWhere(func(groupID string) bool { return ShardOf(groupID, cluster, g.cfg.Shards) == shard })
 	}
+}
+
+// operatorClient POSTs to the operator's own URLs (-deliver, -notify, the
+// other instances): bounded like RMP traffic (timeouts, idle pool, no
+// redirects), and with concurrency for every shard's delivery workers.
+func operatorClient(timeout time.Duration) *http.Client {
+	return rmp.NewHTTPClient(rmp.HTTPTransportConfig{Timeout: timeout, MaxPerDestination: 64})
 }
 
 // engineConfig turns the flags into the Engine's configuration.

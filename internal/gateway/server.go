@@ -7,7 +7,8 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"time"
+
+	"golang.org/x/net/netutil"
 )
 
 // Server is a Gateway listening on a TCP address.
@@ -36,9 +37,17 @@ func Start(cfg Config, opts Options) (*Server, error) {
 		ln.Close()
 		return nil, err
 	}
-	s := &Server{Gateway: g, ln: ln, done: make(chan error, 1),
-		http: &http.Server{Handler: g.Handler(), ReadHeaderTimeout: 30 * time.Second}}
-	go func() { s.done <- s.http.Serve(ln) }()
+	s := &Server{Gateway: g, ln: ln, done: make(chan error, 1), http: &http.Server{
+		Handler:           g.Handler(),
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+		ReadTimeout:       cfg.ReadTimeout,
+		WriteTimeout:      cfg.WriteTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
+		MaxHeaderBytes:    int(min(cfg.MaxHeaderBytes, 1<<30)),
+	}}
+	// Beyond -max-conns new connections wait in the kernel's backlog
+	// until one closes: the timeouts above bound how long that is.
+	go func() { s.done <- s.http.Serve(netutil.LimitListener(ln, cfg.MaxConns)) }()
 	return s, nil
 }
 
