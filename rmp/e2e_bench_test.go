@@ -304,31 +304,76 @@ func (r *outcomeRouter) HandleOutcome(_ context.Context, o sender.Outcome) error
 func BenchmarkEndToEndHTTP(b *testing.B) {
 	for _, kind := range []string{"pebble", "mem"} {
 		for _, groups := range benchGroups {
-			b.Run(fmt.Sprintf("store=%s/groups=%d", kind, groups), func(b *testing.B) {
-				router := &outcomeRouter{}
-				for range groups {
-					router.ch = append(router.ch, make(chan sender.Outcome, 1))
-				}
-				rig := newE2ERig(b, kind, groups, router)
-				load(b, groups, func(g int, i uint64) error {
-					ref, err := rig.submit(g)
-					if err != nil {
-						return err
-					}
-					select {
-					case o := <-router.ch[g]:
-						if o.Ref != ref || o.Kind != sender.Acknowledged {
-							return fmt.Errorf("outcome %+v for %+v", o, ref)
-						}
-						return nil
-					case <-time.After(time.Minute):
-						return fmt.Errorf("no outcome for %+v", ref)
-					}
-				}, func() error { return rig.check.waitDelivered(b.N) })
-				rig.report(b)
-			})
+			for _, lp := range latePollRuns(groups) {
+				b.Run(fmt.Sprintf("store=%s/groups=%d%s", kind, groups, lp.name), func(b *testing.B) {
+					benchEndToEnd(b, kind, groups, lp.set)
+				})
+			}
 		}
 	}
+}
+
+func benchEndToEnd(b *testing.B, kind string, groups int, set func(*sender.Config)) {
+	router := &outcomeRouter{}
+	for range groups {
+		router.ch = append(router.ch, make(chan sender.Outcome, 1))
+	}
+	rig := newE2ERig(b, kind, groups, router, set)
+	load(b, groups, func(g int, i uint64) error {
+		ref, err := rig.submit(g)
+		if err != nil {
+			return err
+		}
+		select {
+		case o := <-router.ch[g]:
+			if o.Ref != ref || o.Kind != sender.Acknowledged {
+				return fmt.Errorf("outcome %+v for %+v", o, ref)
+			}
+			return nil
+		case <-time.After(time.Minute):
+			return fmt.Errorf("no outcome for %+v", ref)
+		}
+	}, func() error { return rig.check.waitDelivered(b.N) })
+	rig.report(b)
+}
+
+// latePolls is a late-fault polling setting of the sender (#23, D13): at
+// 64 groups each end-to-end benchmark also runs with the polling off and
+// with a PollRequest every 100 ms (no back-off), against the default (on:
+// PollInterval 5 s, backing off to 2 min while answers are clean).
+type latePolls struct {
+	name string
+	set  func(*sender.Config)
+}
+
+func latePollRuns(groups int) []latePolls {
+	runs := []latePolls{{}}
+	if groups == 64 {
+		runs = append(runs,
+			latePolls{"/late-polls=off", func(c *sender.Config) { c.NoLateFaultPolls = true }},
+			latePolls{"/late-polls=100ms", func(c *sender.Config) {
+				c.PollInterval, c.PollIntervalMax = 100*time.Millisecond, 100*time.Millisecond
+			}})
+	}
+	return runs
+}
+
+// pollCounter is the sender's Transport counting its PollRequests and
+// their bytes, request and response (#23).
+type pollCounter struct {
+	next         rmp.Transport
+	polls, bytes atomic.Int64
+}
+
+var pollRequestTag = []byte("PollRequest")
+
+func (c *pollCounter) Do(ctx context.Context, p rmp.Post) (rmp.PostResult, error) {
+	res, err := c.next.Do(ctx, p)
+	if bytes.Contains(p.Body, pollRequestTag) {
+		c.polls.Add(1)
+		c.bytes.Add(int64(len(p.Body) + len(res.Body)))
+	}
+	return res, err
 }
 
 // e2eRig is a sender Node and a receiver Node behind a loopback HTTP
@@ -336,26 +381,27 @@ func BenchmarkEndToEndHTTP(b *testing.B) {
 type e2eRig struct {
 	sn, rn             *rmp.Node
 	url                string
+	polls              *pollCounter
 	check              *orderCheck
 	recvLat, submitLat latencies
 	rst, sst           store.Store
 	wal0r, wal0s       uint64
 }
 
-func newE2ERig(b *testing.B, kind string, groups int, outcomes rmp.OutcomeHandler) *e2eRig {
+func newE2ERig(b *testing.B, kind string, groups int, outcomes rmp.OutcomeHandler, set func(*sender.Config)) *e2eRig {
 	r := &e2eRig{rst: openStore(b, kind), sst: openStore(b, kind), check: newOrderCheck()}
 	r.rn = receiverNode(b, r.rst, r.check)
 	srv := httptest.NewServer(timedHandler(r.rn, &r.recvLat))
 	b.Cleanup(srv.Close)
 	r.url = srv.URL
-	cfg := rmp.NodeConfig{
-		Store:    r.sst,
-		Outcomes: outcomes,
-		// One connection per group; the default 16 would cap the 64-group
-		// run at 16 messages in flight.
-		Transport: rmp.NewHTTPTransport(rmp.HTTPTransportConfig{MaxPerDestination: max(16, groups)}),
-	}
+	// One connection per group; the default 16 would cap the 64-group run
+	// at 16 messages in flight.
+	r.polls = &pollCounter{next: rmp.NewHTTPTransport(rmp.HTTPTransportConfig{MaxPerDestination: max(16, groups)})}
+	cfg := rmp.NodeConfig{Store: r.sst, Outcomes: outcomes, Transport: r.polls}
 	cfg.Engine.Sender.InstanceID = "bench"
+	if set != nil {
+		set(&cfg.Engine.Sender)
+	}
 	sn, err := rmp.Open(cfg)
 	if err != nil {
 		b.Fatal(err)
@@ -400,6 +446,8 @@ func (r *e2eRig) report(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(m.Retries), "resends")
+	b.ReportMetric(float64(r.polls.polls.Load())*1000/float64(b.N), "polls/1k-msg")
+	b.ReportMetric(float64(r.polls.bytes.Load())*1000/float64(b.N), "poll-B/1k-msg")
 	b.ReportMetric(float64(m.Commits)/float64(m.Submitted), "send-commits/msg")
 	b.ReportMetric(float64(rm.Commits)/float64(rm.Accepted), "recv-commits/msg")
 }
@@ -487,58 +535,64 @@ func (r *streamRouter) waitOutcomes(n int64) error {
 func BenchmarkEndToEndStreamHTTP(b *testing.B) {
 	for _, kind := range []string{"pebble", "mem"} {
 		for _, groups := range benchGroups {
-			b.Run(fmt.Sprintf("store=%s/groups=%d", kind, groups), func(b *testing.B) {
-				router := &streamRouter{groups: make([]streamGroup, groups), notify: make(chan struct{}, 1)}
-				for g := range router.groups {
-					router.groups[g] = streamGroup{slots: make(chan struct{}, streamWindow), sent: map[uint64]time.Time{}}
-				}
-				rig := newE2ERig(b, kind, groups, router)
-				var next atomic.Int64
-				var wg sync.WaitGroup
-				errs := make(chan error, groups)
-				b.ResetTimer()
-				cpu0, start := cpuTime(), time.Now()
-				for g := range groups {
-					wg.Go(func() {
-						sg := &router.groups[g]
-						for n := uint64(0); next.Add(1) <= int64(b.N); n++ {
-							sg.slots <- struct{}{}
-							// Noted before Submit: the outcome may arrive
-							// before Submit returns.
-							sg.mu.Lock()
-							sg.sent[n] = time.Now()
-							sg.mu.Unlock()
-							ref, err := rig.submit(g)
-							if err == nil && ref.Number != n {
-								err = fmt.Errorf("group %d: message %d numbered %d", g, n, ref.Number)
-							}
-							if err != nil {
-								errs <- err
-								return
-							}
-						}
-					})
-				}
-				wg.Wait()
-				close(errs)
-				for err := range errs {
-					b.Fatal(err)
-				}
-				if err := router.waitOutcomes(int64(b.N)); err != nil {
-					b.Fatal(err)
-				}
-				if err := rig.check.waitDelivered(b.N); err != nil {
-					b.Fatal(err)
-				}
-				elapsed, cpu := time.Since(start), cpuTime()-cpu0
-				b.StopTimer()
-				b.ReportMetric(float64(b.N)/elapsed.Seconds(), "msg/s")
-				b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(b.N), "cpu-µs/msg")
-				router.lat.report(b, "")
-				rig.report(b)
-			})
+			for _, lp := range latePollRuns(groups) {
+				b.Run(fmt.Sprintf("store=%s/groups=%d%s", kind, groups, lp.name), func(b *testing.B) {
+					benchStream(b, kind, groups, lp.set)
+				})
+			}
 		}
 	}
+}
+
+func benchStream(b *testing.B, kind string, groups int, set func(*sender.Config)) {
+	router := &streamRouter{groups: make([]streamGroup, groups), notify: make(chan struct{}, 1)}
+	for g := range router.groups {
+		router.groups[g] = streamGroup{slots: make(chan struct{}, streamWindow), sent: map[uint64]time.Time{}}
+	}
+	rig := newE2ERig(b, kind, groups, router, set)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, groups)
+	b.ResetTimer()
+	cpu0, start := cpuTime(), time.Now()
+	for g := range groups {
+		wg.Go(func() {
+			sg := &router.groups[g]
+			for n := uint64(0); next.Add(1) <= int64(b.N); n++ {
+				sg.slots <- struct{}{}
+				// Noted before Submit: the outcome may arrive
+				// before Submit returns.
+				sg.mu.Lock()
+				sg.sent[n] = time.Now()
+				sg.mu.Unlock()
+				ref, err := rig.submit(g)
+				if err == nil && ref.Number != n {
+					err = fmt.Errorf("group %d: message %d numbered %d", g, n, ref.Number)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	if err := router.waitOutcomes(int64(b.N)); err != nil {
+		b.Fatal(err)
+	}
+	if err := rig.check.waitDelivered(b.N); err != nil {
+		b.Fatal(err)
+	}
+	elapsed, cpu := time.Since(start), cpuTime()-cpu0
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "msg/s")
+	b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(b.N), "cpu-µs/msg")
+	router.lat.report(b, "")
+	rig.report(b)
 }
 
 // cannedAck is the constant answer of the ceilings: a 671-byte-class
