@@ -28,11 +28,11 @@ func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer body.Release()
 	// Parse here, on the request's goroutine: the engine's loop only
 	// applies the result.
-	n.ServeInbound(w, r, ParseInbound(r.Header.Get("Content-Type"), body.Bytes, n.cfg.Engine.Parse))
+	n.ServeInbound(w, r, ParseRequest(r.Header, body.Bytes, n.cfg.Engine.Parse))
 }
 
 // ServeInbound answers an RMP POST whose body the caller has read and
-// parsed with ParseInbound under the node's parse options (a router that
+// parsed with ParseRequest under the node's parse options (a router that
 // looked at Inbound.GroupID first), as ServeHTTP would.
 func (n *Node) ServeInbound(w http.ResponseWriter, r *http.Request, in *Inbound) {
 	n.busy.Add(1)

@@ -22,17 +22,32 @@ type Inbound struct {
 	parseErr   error
 	payload    []byte // the envelope without its wsrm headers
 	payloadErr error
+	action     string // stored and delivered with the message
 }
 
 // ParseInbound parses the body of a POST to the RMP endpoint with the
-// engine configuration's limits.
+// engine configuration's limits. Under SOAP 1.1 the action is in the
+// SOAPAction header, which ParseRequest reads; here only the SOAP 1.2
+// action parameter of contentType is seen.
 func ParseInbound(contentType string, body []byte, opts soap.ParseOptions) *Inbound {
+	return parseInbound(contentType, "", body, opts)
+}
+
+// ParseRequest parses a POST to the RMP endpoint from its headers and body:
+// ParseInbound, with the action of a SOAP 1.1 request read from its
+// SOAPAction header (soap.RequestAction).
+func ParseRequest(h http.Header, body []byte, opts soap.ParseOptions) *Inbound {
+	return parseInbound(h.Get("Content-Type"), h.Get("SOAPAction"), body, opts)
+}
+
+func parseInbound(contentType, soapAction string, body []byte, opts soap.ParseOptions) *Inbound {
 	in := &Inbound{}
-	var charset string
-	in.version, _, charset, in.ctErr = soap.MediaType(contentType)
+	var charset, ctAction string
+	in.version, ctAction, charset, in.ctErr = soap.MediaType(contentType)
 	if in.ctErr != nil {
 		return in
 	}
+	in.action = soap.RequestAction(in.version, ctAction, soapAction)
 	// UTF-16 declared only by the charset parameter (no BOM); Parse finds
 	// the rest by itself.
 	if body, in.parseErr = soap.ToUTF8(body, charset); in.parseErr != nil {
@@ -105,6 +120,7 @@ func (e *Engine) ReceiveInbound(now time.Time, token uint64, in *Inbound) {
 			return
 		}
 		m := receiverMessage(env, in.payload)
+		m.Action = in.action
 		rrd := e.recv.Message(now, m)
 		if rrd.SOAPFault != nil {
 			e.addReceiver(rrd)
@@ -213,7 +229,7 @@ func (e *Engine) answerEnvelope(token uint64, v soap.Version, resp *soap.Respons
 		e.answerPlain(token, http.StatusInternalServerError, err.Error())
 		return
 	}
-	e.rd.Answers = append(e.rd.Answers, Answer{Token: token, Status: http.StatusOK, ContentType: soap.ContentType(v, ""), Body: b})
+	e.rd.Answers = append(e.rd.Answers, Answer{Token: token, Status: soap.BusinessStatus(v, body), ContentType: soap.ContentType(v, ""), Body: b})
 }
 
 func (e *Engine) answerPlain(token uint64, status int, msg string) {

@@ -143,6 +143,14 @@ type MessageView struct {
 	// Attempts counts transmissions, the first included; 0 when no longer
 	// known.
 	Attempts int
+	// SOAPFault is the SOAP-level code of a refusal without a wsrm code
+	// (sender.Outcome.SOAPFault); Response the business response of an
+	// acknowledged message (R73), both while the outcome is unhandled.
+	SOAPFault string
+	Response  []byte
+	// LastError says why the last transmission of a pending message
+	// brought no ack ("HTTP 200 without wsrm:Response", a dial error…).
+	LastError string
 }
 
 // SendingMessage returns what the sending RMP still knows of ref; false
@@ -153,7 +161,8 @@ func (e *Engine) SendingMessage(ref sender.MessageRef) (MessageView, bool) {
 	if !ok {
 		return MessageView{}, false
 	}
-	return MessageView{State: mi.State.String(), Reason: mi.Reason, Fault: mi.Fault, Attempts: mi.Attempts}, true
+	return MessageView{State: mi.State.String(), Reason: mi.Reason, Fault: mi.Fault, Attempts: mi.Attempts,
+		SOAPFault: mi.SOAPFault, Response: mi.Response, LastError: mi.LastError}, true
 }
 
 // SendingGroups returns every sending group in state, sorted by GroupID.

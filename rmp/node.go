@@ -122,6 +122,8 @@ var ErrClosed = errors.New("rmp: node closed")
 type Node struct {
 	cfg  NodeConfig
 	log  *slog.Logger
+	// noAck names the groups whose missing acks were logged (warnNoAck).
+	noAck noAckWarnings
 	clk  Clock
 	eng  *Engine
 	in   chan input
@@ -638,6 +640,7 @@ func (n *Node) send(o Outbound) {
 		// Parsed here, not on the engine's loop (as ServeHTTP does).
 		res = res.WithParsedReply(n.cfg.Engine.Parse)
 	}
+	n.warnNoAck(o, res, err)
 	n.post(func(e *Engine, now time.Time) { e.SendResult(now, o.Ref, res, err) })
 }
 

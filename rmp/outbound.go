@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp/group"
@@ -193,10 +194,12 @@ func (e *Engine) parseReply(res PostResult) (*soap.Envelope, []byte) {
 
 // messageResult applies the HTTP response to a reliable message: an ack or
 // fault read from its wsrm:Response (Response pattern), or a SOAP Fault that
-// refuses the message; anything else is no ack (R36).
+// refuses the message — with a wsrm code, or a SOAP code that says the peer
+// cannot take such a request (soap.FinalFault: it is not an RMP, D7);
+// anything else is no ack (R36), with a detail saying what came back.
 func (e *Engine) messageResult(now time.Time, ref OutboundRef, res PostResult, err error) {
 	if err != nil {
-		e.addSender(e.send.Sent(now, ref.Message, sender.TransportResult{Kind: sender.TransportConnectionFailed}))
+		e.addSender(e.send.Sent(now, ref.Message, sender.TransportResult{Kind: sender.TransportConnectionFailed, Detail: err.Error()}))
 		return
 	}
 	env, body := e.parseReply(res)
@@ -211,11 +214,38 @@ func (e *Engine) messageResult(now time.Time, ref OutboundRef, res PostResult, e
 	case env != nil && env.Fault != nil && env.Fault.Code.Valid():
 		// A SOAP Fault answers this very message (D7): its code applies to it.
 		e.addSender(e.send.Replies(now, []sender.ReplyEntry{faultEntry(ref.Message, env.Fault.Code)}))
+	case env != nil && env.Fault != nil && soap.FinalFault(env.Fault.SOAPCode):
+		e.addSender(e.send.Sent(now, ref.Message, sender.TransportResult{Kind: sender.TransportRefused, Status: res.Status,
+			SOAPCode: env.Fault.SOAPCode, Detail: answerDetail(res.Status, env)}))
 	case res.Status/100 == 2:
-		e.addSender(e.send.Sent(now, ref.Message, sender.TransportResult{Kind: sender.TransportSent, Status: res.Status}))
+		e.addSender(e.send.Sent(now, ref.Message, sender.TransportResult{Kind: sender.TransportSent, Status: res.Status, Detail: answerDetail(res.Status, env)}))
 	default:
-		e.addSender(e.send.Sent(now, ref.Message, sender.TransportResult{Kind: sender.TransportHTTPError, Status: res.Status}))
+		e.addSender(e.send.Sent(now, ref.Message, sender.TransportResult{Kind: sender.TransportHTTPError, Status: res.Status, Detail: answerDetail(res.Status, env)}))
 	}
+}
+
+// answerDetail says what an answer without an ack was, for operators.
+func answerDetail(status int, env *soap.Envelope) string {
+	switch {
+	case env == nil:
+		return fmt.Sprintf("HTTP %d without a SOAP envelope", status)
+	case env.Fault != nil:
+		return fmt.Sprintf("HTTP %d, SOAP Fault %s: %s", status, env.Fault.SOAPCode, truncate(env.Fault.Reason, 200))
+	case env.Response != nil:
+		return fmt.Sprintf("HTTP %d with an empty wsrm:Response", status)
+	}
+	return fmt.Sprintf("HTTP %d without wsrm:Response", status)
+}
+
+// truncate cuts s to at most n bytes, on a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // businessResponse is the SOAP Body content of an answer that carries an

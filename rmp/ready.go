@@ -58,8 +58,9 @@ type Answer struct {
 }
 
 // WithBusinessResponse returns the answer with body, the consumer's
-// business response, as the SOAP Body next to the RM-Reply (R73). Without
-// a body, or on a rendering failure, the answer is returned unchanged.
+// business response, as the SOAP Body next to the RM-Reply (R73); a
+// business fault gets the fault status (soap.BusinessStatus). Without a
+// body, or on a rendering failure, the answer is returned unchanged.
 func (a Answer) WithBusinessResponse(body []byte) Answer {
 	if len(body) == 0 || !a.version.Valid() {
 		return a
@@ -68,7 +69,7 @@ func (a Answer) WithBusinessResponse(body []byte) Answer {
 	if err != nil {
 		return a
 	}
-	a.Body = b
+	a.Body, a.Status = b, soap.BusinessStatus(a.version, body)
 	return a
 }
 

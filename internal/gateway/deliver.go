@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"encoding/xml"
 	"fmt"
 	"io"
 	"net/http"
@@ -21,9 +22,17 @@ const (
 const soap12NS = "http://www.w3.org/2003/05/soap-envelope"
 
 // httpConsumer POSTs each delivered message (the envelope with its wsrm
-// headers removed) to a URL; a 2xx answer means taken, anything else or no
-// answer makes the Node offer it again with the receiver's DeliveryRetry
-// back-off until its ExpiryTime (D12, D26).
+// headers removed) to a URL, with the action it arrived with (SOAPAction
+// under SOAP 1.1, the action parameter under SOAP 1.2). The answer means
+// what SOAP says it means (SPEC-NOTES "Service answers"):
+//   - 2xx: taken; its SOAP Body content is the business response (R73);
+//   - a SOAP Fault whose code says the request itself is refused (Client,
+//     Sender, MustUnderstand, VersionMismatch: soap.FinalFault), with any
+//     status: taken, and the Fault is the business response — the service
+//     answered, so the operation is never run again;
+//   - a Server/Receiver fault, any other status, or no answer: not taken;
+//     the Node offers it again with the receiver's DeliveryRetry back-off
+//     until its ExpiryTime (D12, D26).
 type httpConsumer struct {
 	url    string
 	client *http.Client
@@ -34,7 +43,11 @@ func (c *httpConsumer) Deliver(ctx context.Context, d rmp.Delivery) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", envelopeContentType(d.Payload))
+	v := payloadVersion(d.Payload)
+	req.Header.Set("Content-Type", soap.ContentType(v, d.Action))
+	if v == soap.SOAP11 {
+		req.Header.Set("SOAPAction", soap.SOAPAction(d.Action))
+	}
 	req.Header.Set(HeaderGroupID, d.Ref.Group.GroupID)
 	if d.Ref.HasNumber {
 		req.Header.Set(HeaderSequenceNumber, strconv.FormatUint(d.Ref.Number, 10))
@@ -48,10 +61,23 @@ func (c *httpConsumer) Deliver(ctx context.Context, d rmp.Delivery) ([]byte, err
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxBusinessResponse+1))
 	resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return nil, fmt.Errorf("deliver %s: HTTP %d", c.url, resp.StatusCode)
+	return serviceAnswer(c.url, resp.StatusCode, body)
+}
+
+// serviceAnswer classifies a -deliver target's answer (see httpConsumer):
+// the business response when the message was taken, else an error.
+func serviceAnswer(url string, status int, body []byte) ([]byte, error) {
+	env := parseAnswer(body)
+	if env != nil && env.Fault != nil {
+		if soap.FinalFault(env.Fault.SOAPCode) {
+			return bodyContent(env), nil
+		}
+		return nil, fmt.Errorf("deliver %s: HTTP %d, SOAP Fault %s: %s", url, status, env.Fault.SOAPCode, env.Fault.Reason)
 	}
-	return businessResponse(body), nil
+	if status/100 != 2 {
+		return nil, fmt.Errorf("deliver %s: HTTP %d", url, status)
+	}
+	return bodyContent(env), nil
 }
 
 // maxBusinessResponse bounds a business response read from -deliver.
@@ -62,12 +88,24 @@ const maxBusinessResponse = 1 << 20
 // rides back with the RM-Reply under the Response pattern (R73) and is
 // cached for duplicates (D18, R45). An empty, oversized or non-SOAP answer
 // gives none.
-func businessResponse(answer []byte) []byte {
+func businessResponse(answer []byte) []byte { return bodyContent(parseAnswer(answer)) }
+
+// parseAnswer parses a service's answer; nil when it is empty, oversized
+// or not a SOAP envelope.
+func parseAnswer(answer []byte) *soap.Envelope {
 	if len(answer) == 0 || len(answer) > maxBusinessResponse {
 		return nil
 	}
 	env, err := soap.Parse(answer, soap.ParseOptions{})
 	if err != nil || env.Body == nil {
+		return nil
+	}
+	return env
+}
+
+// bodyContent is env's SOAP Body content, nil when there is none.
+func bodyContent(env *soap.Envelope) []byte {
+	if env == nil {
 		return nil
 	}
 	content := bytes.TrimSpace(env.BodyContent())
@@ -77,11 +115,20 @@ func businessResponse(answer []byte) []byte {
 	return content
 }
 
-// envelopeContentType tells SOAP 1.2 envelopes from SOAP 1.1 ones by the
-// envelope namespace.
-func envelopeContentType(env []byte) string {
-	if bytes.Contains(env, []byte(soap12NS)) {
-		return "application/soap+xml; charset=utf-8"
+// payloadVersion is the SOAP version of a stored envelope, read from its
+// root element's namespace; SOAP 1.1 when it cannot be read.
+func payloadVersion(env []byte) soap.Version {
+	d := xml.NewDecoder(bytes.NewReader(env))
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return soap.SOAP11
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			if se.Name.Space == soap12NS {
+				return soap.SOAP12
+			}
+			return soap.SOAP11
+		}
 	}
-	return "text/xml; charset=utf-8"
 }

@@ -18,6 +18,7 @@ type InboxMessage struct {
 	GroupID     string  `json:"groupId"`
 	Number      *uint64 `json:"number"`
 	Body        string  `json:"body"`
+	Action      string  `json:"action"`
 	DeliveredAt string  `json:"deliveredAt"`
 }
 
@@ -67,6 +68,7 @@ func (b *inbox) Deliver(_ context.Context, d rmp.Delivery) ([]byte, error) {
 				GroupID:     d.Ref.Group.GroupID,
 				Number:      numberJSON(d.Ref.HasNumber, d.Ref.Number),
 				Body:        string(d.Payload),
+				Action:      d.Action,
 				DeliveredAt: b.now().UTC().Format(time.RFC3339Nano),
 			},
 		}

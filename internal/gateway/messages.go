@@ -16,6 +16,11 @@ type MessageStatus struct {
 	Reason   string  `json:"reason"`
 	Fault    string  `json:"fault"`
 	Attempts int     `json:"attempts"`
+	// LastError says why the last transmission of a pending message brought
+	// no ack; omitted otherwise.
+	LastError string `json:"lastError,omitempty"`
+	// Response is the business response of an acknowledged message (R73).
+	Response string `json:"response,omitempty"`
 }
 
 // handleMessage answers from the sending RMP while it knows the message,
@@ -62,12 +67,10 @@ func (g *Gateway) handleMessage(w http.ResponseWriter, r *http.Request) {
 	case held:
 		// The sending RMP's view is the newest while it has one (D27: an
 		// outcome not yet handled is still in its outbox).
-		st.State, st.Attempts = view.State, view.Attempts
+		st.State, st.Attempts, st.LastError, st.Response = view.State, view.Attempts, view.LastError, string(view.Response)
 		if view.State == "failed" {
 			st.Reason = ReasonString(view.Reason)
-			if view.Fault.Valid() {
-				st.Fault = view.Fault.String()
-			}
+			st.Fault = faultString(view.Reason, view.Fault, view.SOAPFault)
 		}
 		// Once the outcome is handled, the sending RMP keeps the state and
 		// reason of a message whose group stays for late faults (D13) but
@@ -80,9 +83,12 @@ func (g *Gateway) handleMessage(w http.ResponseWriter, r *http.Request) {
 			if st.Attempts == 0 {
 				st.Attempts = rec.Attempts
 			}
+			if st.Response == "" {
+				st.Response = rec.Response
+			}
 		}
 	case recorded:
-		st.State, st.Reason, st.Fault, st.Attempts = rec.Outcome, rec.Reason, rec.Fault, rec.Attempts
+		st.State, st.Reason, st.Fault, st.Attempts, st.Response = rec.Outcome, rec.Reason, rec.Fault, rec.Attempts, rec.Response
 	default:
 		writeError(w, http.StatusNotFound, "unknown message "+id)
 		return
@@ -93,5 +99,5 @@ func (g *Gateway) handleMessage(w http.ResponseWriter, r *http.Request) {
 // writeRecord answers GET /v1/messages/{id} from an outcome record.
 func (g *Gateway) writeRecord(w http.ResponseWriter, id string, rec Record) {
 	writeJSON(w, http.StatusOK, MessageStatus{ID: id, GroupID: rec.GroupID, Number: rec.Number,
-		State: rec.Outcome, Reason: rec.Reason, Fault: rec.Fault, Attempts: rec.Attempts})
+		State: rec.Outcome, Reason: rec.Reason, Fault: rec.Fault, Attempts: rec.Attempts, Response: rec.Response})
 }

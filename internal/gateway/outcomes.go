@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 )
 
@@ -19,6 +20,11 @@ type OutcomeJSON struct {
 	Outcome string  `json:"outcome"`
 	Reason  string  `json:"reason"`
 	Fault   string  `json:"fault"`
+	// Response is the business response (an XML string: the SOAP Body
+	// content the service answered, a business fault included) of an
+	// acknowledged message under the Response pattern (R73); omitted when
+	// there was none.
+	Response string `json:"response,omitempty"`
 }
 
 // ReasonString maps a sender.Reason to the gateway's JSON reason: "" for
@@ -47,11 +53,22 @@ func outcomeJSON(o sender.Outcome) OutcomeJSON {
 	}
 	if o.Kind == sender.Failed {
 		j.Reason = ReasonString(o.Reason)
-		if o.Reason == sender.ReasonFaultReceived && o.Fault.Valid() {
-			j.Fault = o.Fault.String()
-		}
+		j.Fault = faultString(o.Reason, o.Fault, o.SOAPFault)
 	}
+	j.Response = string(o.Response)
 	return j
+}
+
+// faultString is the "fault" of a failed message: the wsrm code, or the
+// SOAP code of a refusal without one (MustUnderstand, Client…).
+func faultString(r sender.Reason, code faults.Code, soapCode string) string {
+	switch {
+	case r != sender.ReasonFaultReceived:
+		return ""
+	case code.Valid():
+		return code.String()
+	}
+	return soapCode
 }
 
 // outcomeHandler records each outcome, then POSTs it to the notify URL when
@@ -66,7 +83,7 @@ type outcomeHandler struct {
 
 func (h *outcomeHandler) HandleOutcome(ctx context.Context, o sender.Outcome) error {
 	j := outcomeJSON(o)
-	rec := Record{ID: j.ID, GroupID: j.GroupID, Number: j.Number, Outcome: j.Outcome, Reason: j.Reason, Fault: j.Fault, Attempts: o.Attempts}
+	rec := Record{ID: j.ID, GroupID: j.GroupID, Number: j.Number, Outcome: j.Outcome, Reason: j.Reason, Fault: j.Fault, Attempts: o.Attempts, Response: j.Response}
 	if err := h.records.put(rec); err != nil {
 		return err
 	}

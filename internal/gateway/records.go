@@ -20,7 +20,18 @@ type Record struct {
 	Fault   string  `json:"fault"`
 	// Attempts counts transmissions when the outcome was reported.
 	Attempts int `json:"attempts,omitempty"`
+	// Response is the business response of an acknowledged message (R73)
+	// when it is at most maxRecordResponse bytes.
+	Response string `json:"response,omitempty"`
 }
+
+// Bounds on the business responses the records keep: one larger than
+// maxRecordResponse is left out of its record (the -notify POST still
+// carries it); past maxRecordResponses in all, the oldest records go.
+const (
+	maxRecordResponse  = 64 << 10
+	maxRecordResponses = 64 << 20
+)
 
 // records is a bounded map of Records, appended to a JSON-lines file
 // (synced per record) so that they survive a restart. Invariant: len(byID)
@@ -32,6 +43,7 @@ type records struct {
 	order []string
 	f     *os.File // nil: memory only
 	lines int      // lines in f, for compaction
+	bytes int      // sum of len(Response) over byID
 }
 
 func openRecords(path string, max int) (*records, error) {
@@ -92,11 +104,18 @@ func (r *records) rewrite(path string) error {
 }
 
 func (r *records) putLocked(rec Record) {
-	if _, ok := r.byID[rec.ID]; !ok {
+	if len(rec.Response) > maxRecordResponse {
+		rec.Response = ""
+	}
+	if old, ok := r.byID[rec.ID]; !ok {
 		r.order = append(r.order, rec.ID)
+	} else {
+		r.bytes -= len(old.Response)
 	}
 	r.byID[rec.ID] = rec
-	for len(r.order) > r.max {
+	r.bytes += len(rec.Response)
+	for len(r.order) > r.max || r.bytes > maxRecordResponses {
+		r.bytes -= len(r.byID[r.order[0]].Response)
 		delete(r.byID, r.order[0])
 		r.order = r.order[1:]
 	}

@@ -158,7 +158,7 @@ func (g *Gateway) handleRMP(w http.ResponseWriter, r *http.Request) {
 	body := rb.Bytes
 	// Parsed once: the groupId picks the shard and the same parse is
 	// served there; only a forwarded request is parsed again by its holder.
-	in := rmp.ParseInbound(r.Header.Get("Content-Type"), body, g.parseOptions())
+	in := rmp.ParseRequest(r.Header, body, g.parseOptions())
 	shard, ok := g.inboundShard(r, in)
 	if !ok {
 		ns := g.nodes()

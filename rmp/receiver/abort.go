@@ -40,7 +40,7 @@ func (r *Receiver) abortGeneration(now time.Time, g *gstate) {
 	// Every discarded message shares one retention: the latest ExpiryTime
 	// among them (gateway notes), so compute it first.
 	var until time.Time
-	var held []group.Held[[]byte]
+	var held []group.Held[content]
 	if g.buf.Len() > 0 {
 		r.heldCount -= g.buf.Len()
 		r.heldBytes -= g.buf.Bytes()

@@ -137,19 +137,29 @@ func decodeSeg(v []byte) (uint64, error) {
 	return to, end(&d)
 }
 
-// Held (KindHeld) and delivery (KindDelivery) records: ExpiryTime, payload.
-func encodeMsg(b []byte, expiry time.Time, payload []byte) []byte {
+// Held (KindHeld) and delivery (KindDelivery) records: ExpiryTime,
+// payload, then the action when there is one (an optional last field:
+// records written before actions were kept decode with none).
+func encodeMsg(b []byte, expiry time.Time, c content) []byte {
 	e := newEnc(b)
 	e.Time(expiry)
-	e.Bytes(payload)
+	e.Bytes(c.payload)
+	if c.action != "" {
+		e.Str(c.action)
+	}
 	return e.Encoded()
 }
 
-func decodeMsg(v []byte) (time.Time, []byte, error) {
+func decodeMsg(v []byte) (time.Time, content, error) {
 	d := newDec(v)
 	t := d.Time()
-	p := d.Bytes()
-	return t, p, end(&d)
+	c := content{payload: d.Bytes()}
+	if d.Err() == nil && d.Len() > 0 {
+		if c.action = d.Str(); d.Err() == nil && c.action == "" {
+			d.Fail("empty action") // written only when set
+		}
+	}
+	return t, c, end(&d)
 }
 
 // Fault status (KindReply in a group generation): code, reported. Code 0

@@ -23,6 +23,7 @@ func (r *Receiver) emit(now time.Time, g *gstate, n uint64) {
 		Ref:     DeliveryRef{Group: g.id, HasNumber: !g.singleton, Number: n},
 		Expiry:  d.expiry,
 		Payload: d.payload,
+		Action:  d.action,
 		Attempt: d.attempts,
 	})
 }

@@ -145,7 +145,8 @@ func fuzzOne(t *testing.T, prog []byte) {
 func FuzzDecode(f *testing.F) {
 	g := &gstate{}
 	f.Add(encodeMeta(nil, g))
-	f.Add(encodeMsg(nil, t0, []byte("x")))
+	f.Add(encodeMsg(nil, t0, content{payload: []byte("x")}))
+	f.Add(encodeMsg(nil, t0, content{payload: []byte("x"), action: "urn:a"}))
 	f.Add(encodeEntry(nil, &cbEntry{url: "http://a", groupID: "g", to: 3}))
 	f.Add([]byte{1, 0xff, 0xff})
 	f.Add([]byte{1, 2, 1, 0x80, 0x01, 0})                      // a hand-off retry record

@@ -194,11 +194,11 @@ func (r *Receiver) accept(now time.Time, m *Message, g *gstate) bool {
 	r.acceptedMeta(now, m, g)
 	if g.ordered() {
 		g.buf.Advance()
-		r.enqueue(g, n, m.Expiry, m.Payload)
+		r.enqueue(g, n, m.Expiry, m.content())
 		r.release(g)
 		r.pumpOrdered(now, g)
 	} else {
-		r.enqueue(g, n, m.Expiry, m.Payload)
+		r.enqueue(g, n, m.Expiry, m.content())
 		r.emit(now, g, n)
 	}
 	if !r.cfg.AckOnDelivery {
@@ -222,7 +222,8 @@ func (r *Receiver) overflowRanges(now time.Time, m *Message, g *gstate, err erro
 // hold puts an early message of an ordered group into its buffer (R48),
 // within the bounds of D15. It reports whether m was stored.
 func (r *Receiver) hold(now time.Time, m *Message, g *gstate) bool {
-	size := len(m.Payload)
+	c := m.content()
+	size := c.size()
 	if rf := r.holdRefusal(g.buf.Len(), g.buf.Bytes(), size); rf != nil {
 		// D15: refuse the newcomer, keep everything already accepted.
 		r.refuse(now, m, g, *rf)
@@ -232,13 +233,13 @@ func (r *Receiver) hold(now time.Time, m *Message, g *gstate) bool {
 		r.overflowRanges(now, m, g, err)
 		return false
 	}
-	g.buf.Push(group.Held[[]byte]{Number: m.Number, Expiry: m.Expiry, Bytes: size, Item: m.Payload})
+	g.buf.Push(group.Held[content]{Number: m.Number, Expiry: m.Expiry, Bytes: size, Item: c})
 	if g.buf.Len() == 1 || m.Expiry.Before(g.heldMinAt()) {
 		g.setHeldMin(m.Expiry)
 	}
 	r.heldCount++
 	r.heldBytes += size
-	r.putMsg(g, group.KindHeld, m.Number, m.Expiry, m.Payload)
+	r.putMsg(g, group.KindHeld, m.Number, m.Expiry, c)
 	r.numEvent(EventHeld, g, m.Number, 0, "")
 	return true
 }
@@ -288,9 +289,9 @@ func (r *Receiver) acceptedMeta(now time.Time, m *Message, g *gstate) {
 }
 
 // enqueue records an accepted message for the consumer (KindDelivery).
-func (r *Receiver) enqueue(g *gstate, n uint64, expiry time.Time, payload []byte) {
-	r.addPending(g, n, delivery{expiry: expiry, payload: payload})
-	r.putMsg(g, group.KindDelivery, n, expiry, payload)
+func (r *Receiver) enqueue(g *gstate, n uint64, expiry time.Time, c content) {
+	r.addPending(g, n, delivery{expiry: expiry, content: c})
+	r.putMsg(g, group.KindDelivery, n, expiry, c)
 	r.touch(g)
 }
 
@@ -332,7 +333,7 @@ func (r *Receiver) duplicate(now time.Time, m *Message, g *gstate, n uint64) {
 	// R46: without DuplicateElimination an unordered copy may be delivered
 	// again; never in an ordered group (D19, A10).
 	if !faulted && !pending && !held && !g.flags.DuplicateElimination && !g.ordered() {
-		r.enqueue(g, n, m.Expiry, m.Payload)
+		r.enqueue(g, n, m.Expiry, m.content())
 		r.emit(now, g, n)
 	}
 	if body, ok := g.responseMap()[n]; ok && m.Pattern == group.ReplyResponse {

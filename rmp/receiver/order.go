@@ -13,7 +13,7 @@ import (
 type orderBuf struct {
 	// b holds the early messages; nil when none, and then next and
 	// exhausted are the position.
-	b         *group.OrderBuffer[[]byte]
+	b         *group.OrderBuffer[content]
 	next      uint64
 	exhausted bool
 }
@@ -52,12 +52,12 @@ func (o *orderBuf) Bytes() int {
 func (o *orderBuf) IsHeld(n uint64) bool { return o.b != nil && o.b.IsHeld(n) }
 
 // Push holds h; false when h is not after next or already held.
-func (o *orderBuf) Push(h group.Held[[]byte]) bool {
+func (o *orderBuf) Push(h group.Held[content]) bool {
 	if o.b == nil {
 		if o.exhausted {
 			return false // nothing comes after MaxUint64
 		}
-		o.b = group.NewOrderBuffer[[]byte](o.next)
+		o.b = group.NewOrderBuffer[content](o.next)
 	}
 	ok := o.b.Push(h)
 	o.release()
@@ -78,7 +78,7 @@ func (o *orderBuf) Advance() {
 }
 
 // PopReady removes and appends to dst the held messages now in order.
-func (o *orderBuf) PopReady(dst []group.Held[[]byte]) []group.Held[[]byte] {
+func (o *orderBuf) PopReady(dst []group.Held[content]) []group.Held[content] {
 	if o.b == nil {
 		return dst
 	}
@@ -96,7 +96,7 @@ func (o *orderBuf) EarliestExpiry() (time.Time, bool) {
 }
 
 // Drain removes and appends to dst every held message.
-func (o *orderBuf) Drain(dst []group.Held[[]byte]) []group.Held[[]byte] {
+func (o *orderBuf) Drain(dst []group.Held[content]) []group.Held[content] {
 	if o.b == nil {
 		return dst
 	}

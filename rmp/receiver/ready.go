@@ -85,9 +85,9 @@ func (r *Receiver) numEvent(k EventKind, g *gstate, n uint64, code faults.Code, 
 }
 
 // putMsg stores a held or pending message record.
-func (r *Receiver) putMsg(g *gstate, k group.Kind, n uint64, expiry time.Time, payload []byte) {
+func (r *Receiver) putMsg(g *gstate, k group.Kind, n uint64, expiry time.Time, c content) {
 	start := len(r.arena)
-	r.arena = encodeMsg(r.arena, expiry, payload)
+	r.arena = encodeMsg(r.arena, expiry, c)
 	r.put(r.key(g, k, n), r.arena[start:])
 }
 

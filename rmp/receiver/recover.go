@@ -96,17 +96,17 @@ func (r *Receiver) recoverRecord(cur **gstate, k group.Key, v []byte) error {
 		}
 		g.more().segs = append(g.more().segs, s)
 	case group.KindHeld:
-		expiry, payload, err := decodeMsg(v)
+		expiry, c, err := decodeMsg(v)
 		if err != nil {
 			return err
 		}
-		if !g.ordered() || !g.buf.Push(group.Held[[]byte]{Number: n, Expiry: expiry, Bytes: len(payload), Item: payload}) {
+		if !g.ordered() || !g.buf.Push(group.Held[content]{Number: n, Expiry: expiry, Bytes: c.size(), Item: c}) {
 			return fmt.Errorf("%w: held message", ErrCorrupt)
 		}
 		r.heldCount++
-		r.heldBytes += len(payload)
+		r.heldBytes += c.size()
 	case group.KindDelivery:
-		expiry, payload, err := decodeMsg(v)
+		expiry, c, err := decodeMsg(v)
 		if err != nil {
 			return err
 		}
@@ -114,7 +114,7 @@ func (r *Receiver) recoverRecord(cur **gstate, k group.Key, v []byte) error {
 			return fmt.Errorf("%w: singleton delivery", ErrCorrupt)
 		}
 		// Not confirmed before the restart: hand out again at once (R92).
-		r.addPending(g, n, delivery{expiry: expiry, payload: payload, retry: true})
+		r.addPending(g, n, delivery{expiry: expiry, content: c, retry: true})
 	case group.KindReply:
 		fr, err := decodeFault(v)
 		if err != nil {

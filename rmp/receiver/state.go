@@ -10,9 +10,20 @@ import (
 )
 
 // delivery is an accepted message not yet taken by the consumer.
-type delivery struct {
-	expiry  time.Time
+// content is what a message carries to the consumer: its payload and the
+// action it was sent with (SOAPAction, or the SOAP 1.2 action parameter),
+// which a service may dispatch on (SOAP 1.1 §6.1.1, WS-I BP R2744).
+type content struct {
 	payload []byte
+	action  string
+}
+
+// size is what content counts against the D15 byte bounds.
+func (c content) size() int { return len(c.payload) + len(c.action) }
+
+type delivery struct {
+	expiry time.Time
+	content
 	// inFlight: handed out, awaiting Taken or DeliveryFailed.
 	inFlight bool
 	attempts int

@@ -27,7 +27,13 @@ type Message struct {
 	// Payload is what the consumer gets. The Receiver keeps it: the caller
 	// must not modify it afterwards.
 	Payload []byte
+	// Action is the action the message was sent with (the SOAPAction
+	// header, or the SOAP 1.2 action parameter); it is stored and handed to
+	// the consumer with the payload.
+	Action string
 }
+
+func (m *Message) content() content { return content{payload: m.Payload, action: m.Action} }
 
 // PollRequest is a wsrm:PollRequest (digest §2.4).
 type PollRequest struct {
@@ -61,6 +67,8 @@ type Delivery struct {
 	// other slices of a Ready it stays valid after the next call, and no
 	// one may modify it.
 	Payload []byte
+	// Action is the Message.Action the message arrived with.
+	Action string
 	// Attempt counts hand-offs of this copy, 1 for the first.
 	Attempt int
 }

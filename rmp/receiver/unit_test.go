@@ -65,7 +65,7 @@ func TestMetaRoundTrip(t *testing.T) {
 
 func TestRecoverRefusesOrphanRecords(t *testing.T) {
 	recs := func(yield func(group.Key, []byte) bool) {
-		yield(group.Key{Role: group.RoleReceiver, GroupID: "g", Generation: 1, Kind: group.KindHeld, Number: 3}, encodeMsg(nil, t0, nil))
+		yield(group.Key{Role: group.RoleReceiver, GroupID: "g", Generation: 1, Kind: group.KindHeld, Number: 3}, encodeMsg(nil, t0, content{}))
 	}
 	if _, err := Recover(Config{}, recs); !errors.Is(err, errRecord) {
 		t.Fatalf("err = %v", err)

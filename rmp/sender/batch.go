@@ -26,6 +26,10 @@ type batch struct {
 	// business response for its Acknowledged outcome (RepliesWithResponse).
 	respondedTo MessageRef
 	response    []byte
+	// refused is the message a SOAP-level refusal failed, soapCode its
+	// code, for its Failed outcome (Sent with TransportRefused).
+	refused  MessageRef
+	soapCode string
 }
 
 func (s *Sender) begin() {

@@ -289,9 +289,14 @@ func encodeOutcome(x *outboxEntry) []byte {
 	e.Time(o.At)
 	e.Bool(x.blocksKey)
 	e.Uvarint(uint64(o.Attempts))
-	if len(o.Response) > 0 {
-		// Optional and last: records written before it still decode.
+	switch {
+	// Optional and last: records written before it still decode. An
+	// Acknowledged outcome may carry a business response, a Failed one a
+	// SOAP-level fault code, never both.
+	case o.Kind == Acknowledged && len(o.Response) > 0:
 		e.Bytes(o.Response)
+	case o.Kind == Failed && o.SOAPFault != "":
+		e.Str(o.SOAPFault)
 	}
 	return e.Encoded()
 }
@@ -317,7 +322,11 @@ func decodeOutcome(id OutcomeID, b []byte) (*outboxEntry, error) {
 	}
 	o.Attempts = int(a)
 	if d.Err() == nil && d.Len() > 0 {
-		if o.Response = d.Bytes(); len(o.Response) == 0 {
+		if o.Kind == Failed {
+			if o.SOAPFault = d.Str(); o.SOAPFault == "" || o.Reason != ReasonFaultReceived || o.Fault != 0 {
+				d.Fail("bad SOAP fault code")
+			}
+		} else if o.Response = d.Bytes(); len(o.Response) == 0 {
 			d.Fail("empty business response")
 		}
 	}

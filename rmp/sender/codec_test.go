@@ -57,6 +57,15 @@ func TestOutboundOutcomeRoundTrip(t *testing.T) {
 	ge, err = decodeOutcome(9, encodeOutcome(e))
 	noErr(t, err)
 	eq(t, *ge, *e, "outcome with a business response (R73)")
+	e.o.Kind, e.o.Reason, e.o.Response, e.o.SOAPFault = Failed, ReasonFaultReceived, nil, "MustUnderstand"
+	ge, err = decodeOutcome(9, encodeOutcome(e))
+	noErr(t, err)
+	eq(t, *ge, *e, "outcome with a SOAP-level fault code")
+	// A SOAP fault code belongs to a fault outcome without a wsrm code only.
+	e.o.Fault = faults.GroupAborted
+	if _, err := decodeOutcome(9, encodeOutcome(e)); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("SOAP fault code beside a wsrm code decoded: %v", err)
+	}
 }
 
 // Decoders refuse damaged records with ErrCorrupt: truncations, trailing

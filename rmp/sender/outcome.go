@@ -17,6 +17,9 @@ func (s *Sender) emit(now time.Time, g *groupState, n uint64, attempts int, kind
 	if kind == Acknowledged && s.b.response != nil && o.Ref == s.b.respondedTo {
 		o.Response = s.b.response // R73
 	}
+	if kind == Failed && reason == ReasonFaultReceived && code == 0 && s.b.soapCode != "" && o.Ref == s.b.refused {
+		o.SOAPFault = s.b.soapCode
+	}
 	s.nextOutcome++
 	s.latest[o.Ref] = o.ID
 	s.b.instanceDirty = true

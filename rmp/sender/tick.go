@@ -77,6 +77,11 @@ func (s *Sender) Sent(now time.Time, ref MessageRef, res TransportResult) Ready 
 	if g := s.group(ref.GroupID); g != nil {
 		if m := g.pending[ref.Number]; m != nil {
 			m.lastResult = res
+			if res.Kind == TransportRefused && res.SOAPCode != "" {
+				// Final (D7): resending the same request gets the same answer.
+				s.b.refused, s.b.soapCode = ref, res.SOAPCode
+				s.fail(now, m, ReasonFaultReceived, 0)
+			}
 		}
 	}
 	return s.finish(now)

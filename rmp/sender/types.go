@@ -81,12 +81,24 @@ const (
 	TransportConnectionFailed
 	// TransportHTTPError: an HTTP status without a usable envelope.
 	TransportHTTPError
+	// TransportRefused: the peer answered with a SOAP Fault that carries no
+	// wsrm code and refuses the request itself (SOAPCode: MustUnderstand,
+	// VersionMismatch, Client/Sender): the peer is not an RMP, or not one
+	// that can take this message. It is a final answer (D7): the message
+	// fails with ReasonFaultReceived, Outcome.SOAPFault = SOAPCode.
+	TransportRefused
 )
 
 // TransportResult is the outcome of one transmission reported by Sent.
 type TransportResult struct {
 	Kind   TransportKind
 	Status int // HTTP status, when there was one
+	// SOAPCode is the SOAP Fault code of TransportRefused.
+	SOAPCode string
+	// Detail says in a few words what went wrong, for operators (e.g.
+	// "HTTP 200 without wsrm:Response", "connection refused"); it is kept
+	// in memory only, for LastResult.
+	Detail string
 }
 
 // ReplyRange is one ReplyRange of a SequenceReplies: numbers From..To
@@ -192,7 +204,11 @@ type Outcome struct {
 	Reason   Reason
 	// Fault is the received code when Reason is ReasonFaultReceived.
 	Fault faults.Code
-	At    time.Time
+	// SOAPFault is the SOAP-level code (MustUnderstand, VersionMismatch,
+	// Client, Sender…) of a refusal without a wsrm code (TransportRefused);
+	// Fault is then zero.
+	SOAPFault string
+	At        time.Time
 	// Attempts counts the transmissions of the message, the first included;
 	// 0 when unknown (a late fault about an acknowledged message, D13).
 	Attempts int

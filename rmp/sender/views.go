@@ -104,6 +104,13 @@ type MessageInfo struct {
 	// Attempts counts transmissions, the first included; 0 when no longer
 	// known (acknowledged and its outcome handled).
 	Attempts int
+	// SOAPFault is the outcome's Outcome.SOAPFault while it is in the outbox.
+	SOAPFault string
+	// Response is the outcome's business response while it is in the outbox.
+	Response []byte
+	// LastError is the detail of the last transmission that brought no
+	// ack, for a pending message (TransportResult.Detail).
+	LastError string
 }
 
 // Message returns the status of a message the Sender still knows: pending,
@@ -115,7 +122,7 @@ func (s *Sender) Message(ref MessageRef) (MessageInfo, bool) {
 	g := s.group(ref.GroupID)
 	if g != nil && g.singleton == ref.Singleton {
 		if m := g.pending[ref.Number]; m != nil {
-			return MessageInfo{State: MessagePending, Attempts: m.attempts}, true
+			return MessageInfo{State: MessagePending, Attempts: m.attempts, LastError: m.lastResult.Detail}, true
 		}
 	}
 	if id, ok := s.latest[ref]; ok {
@@ -124,7 +131,7 @@ func (s *Sender) Message(ref MessageRef) (MessageInfo, bool) {
 		if o.Kind == Failed {
 			st = MessageFailed
 		}
-		return MessageInfo{State: st, Reason: o.Reason, Fault: o.Fault, Attempts: o.Attempts}, true
+		return MessageInfo{State: st, Reason: o.Reason, Fault: o.Fault, Attempts: o.Attempts, SOAPFault: o.SOAPFault, Response: o.Response}, true
 	}
 	if g == nil || g.singleton != ref.Singleton {
 		return MessageInfo{}, false
