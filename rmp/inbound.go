@@ -114,6 +114,7 @@ func (e *Engine) ReceiveInbound(now time.Time, token uint64, in *Inbound) {
 	var out soap.Response
 	var business []byte
 	var await *receiver.DeliveryRef
+	later := false // await names a delivery that is not in this Ready
 	if env.Request != nil {
 		if in.payloadErr != nil {
 			e.soapFault(token, v, faults.New(faults.InvalidRequest, "rmp.payload", in.payloadErr.Error()))
@@ -134,6 +135,12 @@ func (e *Engine) ReceiveInbound(now time.Time, token uint64, in *Inbound) {
 		if rrd.Reply != nil {
 			out.Replies = appendReplies(out.Replies, rrd.Reply)
 			business = append([]byte(nil), rrd.Response...)
+			if await == nil && business == nil && m.Pattern == group.ReplyResponse {
+				// Held out of order, or a copy of a message not taken yet:
+				// its business response may still ride on this answer.
+				await = e.undelivered(&rrd, &m)
+				later = await != nil
+			}
 		}
 		e.addReceiver(rrd)
 	}
@@ -163,7 +170,7 @@ func (e *Engine) ReceiveInbound(now time.Time, token uint64, in *Inbound) {
 		if await != nil && business == nil {
 			// R73: the consumer's business response rides on this answer.
 			a := &e.rd.Answers[len(e.rd.Answers)-1]
-			a.Await, a.version, a.reply = await, v, resp
+			a.Await, a.AwaitLater, a.version, a.reply = await, later, v, resp
 		}
 	default:
 		e.rd.Answers = append(e.rd.Answers, Answer{Token: token, Status: http.StatusAccepted})
@@ -177,6 +184,22 @@ func handedOut(rd *receiver.Ready, m *receiver.Message) *receiver.DeliveryRef {
 	for i := range rd.Deliver {
 		ref := rd.Deliver[i].Ref
 		if ref.Group.GroupID == m.GroupID && ref.HasNumber == m.HasNumber && (!m.HasNumber || ref.Number == m.Number) {
+			return &ref
+		}
+	}
+	return nil
+}
+
+// undelivered returns the reference of m when rd reports it held or a
+// duplicate and the receiver has not handed it to the consumer yet.
+func (e *Engine) undelivered(rd *receiver.Ready, m *receiver.Message) *receiver.DeliveryRef {
+	for _, ev := range rd.Events {
+		if ev.Kind != receiver.EventHeld && ev.Kind != receiver.EventDuplicate || ev.Group.GroupID != m.GroupID ||
+			ev.HasNumber != m.HasNumber || m.HasNumber && ev.Number != m.Number {
+			continue
+		}
+		ref := receiver.DeliveryRef{Group: ev.Group, HasNumber: ev.HasNumber, Number: ev.Number}
+		if e.recv.Undelivered(ref) {
 			return &ref
 		}
 	}

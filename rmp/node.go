@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -109,6 +110,13 @@ type NodeConfig struct {
 	// CommitSiblings is how many exchanges in progress make the node busy
 	// (commit_siblings); default 16.
 	CommitSiblings int
+	// AwaitDelivery bounds how long the answer to a Response-pattern
+	// message that is not delivered yet — held out of order, or a copy of
+	// one still in its hand-off — waits for the consumer's business
+	// response (R73) before it is sent with its ack alone (Answer.AwaitLater).
+	// Keep it below the senders' HTTP timeout. Wall time: it paces an HTTP
+	// exchange, not the protocol. Default 10s; negative never waits.
+	AwaitDelivery time.Duration
 }
 
 // ErrClosed is returned by a Node that is closed or closing.
@@ -134,7 +142,7 @@ type Node struct {
 	closed   bool
 	failure  error // a fatal store error; the node stopped
 	answers  map[uint64]chan Answer
-	awaiting map[receiver.DeliveryRef]awaitingAnswer // guarded by mu
+	awaiting map[receiver.DeliveryRef][]*awaitingAnswer // guarded by mu
 	token    uint64
 	workers  []chan Delivery
 	notifyQ  chan sender.Outcome
@@ -218,6 +226,9 @@ func Open(cfg NodeConfig) (*Node, error) {
 	if cfg.CommitSiblings <= 0 {
 		cfg.CommitSiblings = 16
 	}
+	if cfg.AwaitDelivery == 0 {
+		cfg.AwaitDelivery = 10 * time.Second
+	}
 	if cfg.Engine.Sender.InstanceID == "" {
 		// Group ids are mid:<counter>.<instance>@wsrkit with a persisted
 		// counter; a random instance id keeps two nodes that were given none
@@ -236,7 +247,7 @@ func Open(cfg NodeConfig) (*Node, error) {
 		cfg: cfg, log: cfg.Logger, clk: cfg.Clock, eng: eng,
 		in: make(chan input, 1024), quit: make(chan struct{}), done: make(chan struct{}),
 		answers:  map[uint64]chan Answer{},
-		awaiting: map[receiver.DeliveryRef]awaitingAnswer{},
+		awaiting: map[receiver.DeliveryRef][]*awaitingAnswer{},
 		notifyQ:  make(chan sender.Outcome, 1024),
 	}
 	n.fbSignal = make(chan struct{}, 1)
@@ -586,8 +597,10 @@ func (n *Node) failAnswers(err error) {
 	}
 	// Answers held for a business response were committed: release them
 	// as they are.
-	for ref, w := range n.awaiting {
-		w.ch <- w.a
+	for ref, ws := range n.awaiting {
+		for _, w := range ws {
+			w.release()
+		}
 		delete(n.awaiting, ref)
 	}
 }
@@ -603,9 +616,9 @@ func (n *Node) release(rd *Ready) {
 				continue
 			}
 			delete(n.answers, a.Token)
-			if a.Await != nil {
+			if a.Await != nil && (!a.AwaitLater || n.cfg.AwaitDelivery > 0) {
 				// Held until the consumer returns (R73); see deliverLoop.
-				n.awaiting[*a.Await] = awaitingAnswer{ch: ch, a: a}
+				n.await(*a.Await, ch, a)
 				continue
 			}
 			ch <- a
@@ -673,27 +686,65 @@ func (n *Node) deliverLoop(ch chan Delivery) {
 }
 
 // awaitingAnswer is an HTTP answer held until its message's consumer
-// returned, so that a business response can ride on it (R73).
+// returned, so that a business response can ride on it (R73). Several
+// answers may wait for one delivery (copies of a held message).
 type awaitingAnswer struct {
-	ch chan Answer
-	a  Answer
+	ch    chan Answer
+	a     Answer
+	timer *time.Timer // AwaitLater: sends a as it is after AwaitDelivery
 }
 
-// completeAnswer releases the answer waiting for ref, with the consumer's
-// business response as its Body when it gave one.
+// release sends the answer as it is (without a business response).
+func (w *awaitingAnswer) release() { w.send(w.a) }
+
+func (w *awaitingAnswer) send(a Answer) {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.ch <- a
+}
+
+// await holds a until the consumer returns from ref's delivery; with mu
+// held. An answer whose delivery is not in its Ready waits at most
+// AwaitDelivery.
+func (n *Node) await(ref receiver.DeliveryRef, ch chan Answer, a Answer) {
+	w := &awaitingAnswer{ch: ch, a: a}
+	if a.AwaitLater {
+		w.timer = time.AfterFunc(n.cfg.AwaitDelivery, func() {
+			n.mu.Lock()
+			ws := n.awaiting[ref]
+			i := slices.Index(ws, w)
+			if i >= 0 {
+				ws = slices.Delete(ws, i, i+1)
+				if len(ws) == 0 {
+					delete(n.awaiting, ref)
+				} else {
+					n.awaiting[ref] = ws
+				}
+			}
+			n.mu.Unlock()
+			if i >= 0 {
+				w.ch <- w.a
+			}
+		})
+	}
+	n.awaiting[ref] = append(n.awaiting[ref], w)
+}
+
+// completeAnswer releases the answers waiting for ref, with the consumer's
+// business response as their Body when it gave one.
 func (n *Node) completeAnswer(ref receiver.DeliveryRef, resp []byte, err error) {
 	n.mu.Lock()
-	w, ok := n.awaiting[ref]
+	ws := n.awaiting[ref]
 	delete(n.awaiting, ref)
 	n.mu.Unlock()
-	if !ok {
-		return
+	for _, w := range ws {
+		if err == nil {
+			w.send(w.a.WithBusinessResponse(resp))
+			continue
+		}
+		w.release()
 	}
-	if err == nil {
-		w.ch <- w.a.WithBusinessResponse(resp)
-		return
-	}
-	w.ch <- w.a
 }
 
 func (n *Node) notifyLoop() {

@@ -52,6 +52,11 @@ type Answer struct {
 	// the consumer returned and render it with the business response as
 	// Body (R73) using WithBusinessResponse; Body is the answer without one.
 	Await *receiver.DeliveryRef
+	// AwaitLater says the delivery Await names is not in this Ready: the
+	// message is held out of order, or a copy of one not yet taken. A
+	// driver that holds such an answer must bound the wait (the Node:
+	// NodeConfig.AwaitDelivery) and then send it as it is.
+	AwaitLater bool
 
 	version soap.Version
 	reply   *soap.Response

@@ -3,6 +3,7 @@ package soap
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"strings"
 )
 
@@ -91,9 +92,69 @@ func BusinessStatus(v Version, content []byte) int {
 // DataEncodingUnknown (the peer cannot process such a request). Server and
 // Receiver faults are transient: the same request may succeed later.
 func FinalFault(code string) bool {
-	switch code {
-	case "Client", "Sender", "MustUnderstand", "VersionMismatch", "DataEncodingUnknown":
-		return true
+	return finalCodes[code]
+}
+
+var finalCodes = map[string]bool{"Client": true, "Sender": true, "MustUnderstand": true, "VersionMismatch": true, "DataEncodingUnknown": true}
+
+// isNCName: a non-empty run of letters, digits, '_', '-', '.', not
+// starting with a digit, '-' or '.' (the ASCII subset of XML names).
+func isNCName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+		case i > 0 && (c >= '0' && c <= '9' || c == '-' || c == '.'):
+		default:
+			return false
+		}
 	}
-	return false
+	return s != ""
+}
+
+
+// FaultCode is the local name of v's SOAP code for a fault by the sender of
+// a request (Client, Sender) or by its receiver (Server, Receiver).
+func FaultCode(v Version, bySender bool) string {
+	switch {
+	case v == SOAP12 && bySender:
+		return "Sender"
+	case v == SOAP12:
+		return "Receiver"
+	case bySender:
+		return "Client"
+	}
+	return "Server"
+}
+
+// AppendPlainFault appends a SOAP Fault envelope without a wsrm code: code
+// is a local name in the envelope namespace (FaultCode, MustUnderstand…),
+// reason the faultstring (1.1) or Reason/Text (1.2). A gateway answers a
+// plain SOAP client with it (a /soap/ route). Characters XML cannot carry
+// in reason are replaced by U+FFFD.
+func AppendPlainFault(dst []byte, v Version, code, reason string) ([]byte, error) {
+	if !v.Valid() {
+		return dst, errors.New("soap: unknown SOAP version")
+	}
+	if !isNCName(code) {
+		return dst, errors.New("soap: invalid SOAP fault code " + code)
+	}
+	w := writer{buf: dst}
+	p := v.prefix()
+	w.raw("<" + p + ":Envelope xmlns:" + p + `="` + v.Namespace() + `"><` + p + ":Body><" + p + ":Fault>")
+	if v == SOAP11 {
+		w.raw("<faultcode>" + p + ":" + code + "</faultcode><faultstring>")
+		w.text(sanitize(reason))
+		w.raw("</faultstring>")
+	} else {
+		w.raw("<" + p + ":Code><" + p + ":Value>" + p + ":" + code + "</" + p + ":Value></" + p + ":Code>")
+		w.raw("<" + p + `:Reason><` + p + `:Text xml:lang="en">`)
+		w.text(sanitize(reason))
+		w.raw("</" + p + ":Text></" + p + ":Reason>")
+	}
+	w.raw("</" + p + ":Fault></" + p + ":Body></" + p + ":Envelope>")
+	if w.err != nil {
+		return dst, w.err
+	}
+	return w.buf, nil
 }

@@ -64,3 +64,22 @@ func TestRequestActionAndCheckAction(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendPlainFaultParsesBack(t *testing.T) {
+	for _, v := range []Version{SOAP11, SOAP12} {
+		for _, sender := range []bool{true, false} {
+			b, err := AppendPlainFault(nil, v, FaultCode(v, sender), "no ack within 30s for <m1> & co")
+			if err != nil {
+				t.Fatal(err)
+			}
+			env, err := Parse(b, ParseOptions{})
+			if err != nil || env.Fault == nil {
+				t.Fatalf("%v: %v %s", v, err, b)
+			}
+			want := map[bool]map[Version]string{true: {SOAP11: "Client", SOAP12: "Sender"}, false: {SOAP11: "Server", SOAP12: "Receiver"}}[sender][v]
+			if env.Fault.SOAPCode != want || env.Fault.Reason != "no ack within 30s for <m1> & co" || env.Fault.Code != 0 {
+				t.Fatalf("%v: %+v", v, env.Fault)
+			}
+		}
+	}
+}

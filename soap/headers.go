@@ -24,6 +24,10 @@ func wsrmChildren(el *etree.Element, f func(c *etree.Element) error) error {
 	return nil
 }
 
+// MustUnderstand reports whether header block el of a version v envelope
+// has the SOAP mustUnderstand attribute set ("1" or "true").
+func MustUnderstand(el *etree.Element, v Version) bool { return mustUnderstand(el, v) }
+
 // mustUnderstand reads the SOAP mustUnderstand attribute of a header block;
 // an unreadable value is treated as absent (the SOAP layer owns it).
 func mustUnderstand(el *etree.Element, v Version) bool {

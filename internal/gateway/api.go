@@ -13,6 +13,7 @@ func (g *Gateway) routes() {
 	m := http.NewServeMux()
 	m.Handle("/rmp", g.limit(http.HandlerFunc(g.handleRMP)))
 	m.HandleFunc("POST /v1/messages", g.limitFunc(g.handleSubmit))
+	m.HandleFunc("POST /soap/{name}", g.limitFunc(g.handleRoute))
 	m.HandleFunc("GET /v1/messages/{id}", g.handleMessage)
 	m.HandleFunc("GET /v1/inbox", g.handleInbox)
 	m.HandleFunc("DELETE /v1/inbox/{id}", g.handleInboxDelete)

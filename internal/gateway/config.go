@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -103,6 +104,16 @@ type Config struct {
 	IdleTimeout       time.Duration
 	MaxConns          int   // concurrent inbound connections; more wait in the kernel's backlog
 	MaxHeaderBytes    int64 // request line and headers
+	// Routes are the transparent proxy routes, -route NAME=URL: POST
+	// /soap/NAME sends a plain SOAP request reliably to the WS-R endpoint
+	// URL and answers with the peer's business response.
+	Routes map[string]string
+	// RouteTimeout bounds how long a route's client waits for the ack.
+	RouteTimeout time.Duration
+	// AwaitHeldResponse bounds how long the answer to a request-response
+	// message that arrived out of order waits for its delivery, so that its
+	// business response rides on it (R73); 0 answers with the ack at once.
+	AwaitHeldResponse time.Duration
 }
 
 // DefaultConfig returns the defaults of `wsrkit serve`.
@@ -146,6 +157,8 @@ func DefaultConfig() Config {
 		IdleTimeout:          time.Minute,
 		MaxConns:             1024,
 		MaxHeaderBytes:       64 << 10,
+		RouteTimeout:         30 * time.Second,
+		AwaitHeldResponse:    10 * time.Second,
 	}
 }
 
@@ -210,6 +223,50 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", c.IdleTimeout, "an idle keep-alive connection is closed after this long")
 	fs.IntVar(&c.MaxConns, "max-conns", c.MaxConns, "concurrent inbound connections; more wait until one closes")
 	fs.Var((*byteSize)(&c.MaxHeaderBytes), "max-header-bytes", "largest request line and header, bytes with optional KiB/MiB suffix")
+	fs.Var((*routes)(&c.Routes), "route", "NAME=URL (repeatable): POST /soap/NAME sends a plain SOAP request reliably to the WS-R endpoint URL and answers with its business response")
+	fs.DurationVar(&c.AwaitHeldResponse, "await-held-response", c.AwaitHeldResponse, "how long the answer to a Response-pattern message held out of order waits for its delivery's business response (R73); 0 acknowledges at once")
+	fs.DurationVar(&c.RouteTimeout, "route-timeout", c.RouteTimeout, "how long a -route client waits for the acknowledgement before a SOAP Fault (HTTP 504); the message is still resent")
+}
+
+// routes is a flag.Value of repeated NAME=URL pairs (-route).
+type routes map[string]string
+
+func (r *routes) String() string {
+	if r == nil || *r == nil {
+		return ""
+	}
+	names := make([]string, 0, len(*r))
+	for n := range *r {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for i, n := range names {
+		names[i] = n + "=" + (*r)[n]
+	}
+	return strings.Join(names, ",")
+}
+
+func (r *routes) Set(s string) error {
+	name, target, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return fmt.Errorf("invalid route %q: want NAME=URL", s)
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return fmt.Errorf("invalid route name %q: letters, digits, '-', '_' and '.' only", name)
+		}
+	}
+	if u, err := url.Parse(target); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("invalid route %q: URL must be an absolute http or https URL", s)
+	}
+	if *r == nil {
+		*r = map[string]string{}
+	}
+	if _, dup := (*r)[name]; dup {
+		return fmt.Errorf("route %q given twice", name)
+	}
+	(*r)[name] = target
+	return nil
 }
 
 // endpoints is a flag.Value of comma-separated host:port addresses.
@@ -291,6 +348,10 @@ func (c *Config) Validate() error {
 	pos("idle-timeout", int64(c.IdleTimeout))
 	pos("max-conns", int64(c.MaxConns))
 	pos("max-header-bytes", c.MaxHeaderBytes)
+	pos("route-timeout", int64(c.RouteTimeout))
+	if c.AwaitHeldResponse < 0 {
+		errs = append(errs, fmt.Errorf("-await-held-response must not be negative, got %s", c.AwaitHeldResponse))
+	}
 	if c.RetryMaxInterval < c.RetryInterval {
 		errs = append(errs, fmt.Errorf("-retry-max-interval (%s) must not be below -retry-interval (%s)", c.RetryMaxInterval, c.RetryInterval))
 	}

@@ -4,6 +4,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -60,6 +61,7 @@ type Gateway struct {
 	nextAny  atomic.Uint64  // round robin of singleton submits over held shards
 	inbox    *inbox         // nil with -deliver
 	records  *records
+	waiters  routeWaiters // route requests waiting for their outcome
 	consume  rmp.Consumer
 	outcome  rmp.OutcomeHandler
 	opts     Options
@@ -129,7 +131,7 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 		g.inbox = newInbox(g.clk.Now)
 		g.consume = g.inbox
 	}
-	g.outcome = &outcomeHandler{records: g.records, url: cfg.Notify, client: opts.Client}
+	g.outcome = &outcomeHandler{records: g.records, url: cfg.Notify, client: opts.Client, waiters: &g.waiters}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -176,6 +178,8 @@ func (g *Gateway) openNode(st store.Store, instance, replyTo string, consume rmp
 		RetryDelay: g.cfg.RetryInterval,
 		MaxBody:    g.cfg.MaxBody,
 		Bodies:     g.bodies,
+		// 0 turns the wait off (the Node's "negative").
+		AwaitDelivery: cmp.Or(g.cfg.AwaitHeldResponse, -1),
 	})
 }
 

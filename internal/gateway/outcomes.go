@@ -79,6 +79,7 @@ type outcomeHandler struct {
 	records *records
 	url     string
 	client  *http.Client
+	waiters *routeWaiters // nil: no route requests
 }
 
 func (h *outcomeHandler) HandleOutcome(ctx context.Context, o sender.Outcome) error {
@@ -86,6 +87,9 @@ func (h *outcomeHandler) HandleOutcome(ctx context.Context, o sender.Outcome) er
 	rec := Record{ID: j.ID, GroupID: j.GroupID, Number: j.Number, Outcome: j.Outcome, Reason: j.Reason, Fault: j.Fault, Attempts: o.Attempts, Response: j.Response}
 	if err := h.records.put(rec); err != nil {
 		return err
+	}
+	if h.waiters != nil {
+		h.waiters.wake(rec.ID, o) // after the record: a late waiter reads it
 	}
 	if h.url == "" {
 		return nil

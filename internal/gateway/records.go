@@ -29,7 +29,7 @@ type Record struct {
 // maxRecordResponse is left out of its record (the -notify POST still
 // carries it); past maxRecordResponses in all, the oldest records go.
 const (
-	maxRecordResponse  = 64 << 10
+	maxRecordResponse  = maxBusinessResponse
 	maxRecordResponses = 64 << 20
 )
 
@@ -53,7 +53,7 @@ func openRecords(path string, max int) (*records, error) {
 	}
 	if f, err := os.Open(path); err == nil {
 		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		sc.Buffer(make([]byte, 64<<10), 8<<20) // a record with a 1 MiB response, JSON-escaped
 		for sc.Scan() {
 			var rec Record
 			if json.Unmarshal(sc.Bytes(), &rec) != nil || rec.ID == "" {

@@ -78,7 +78,7 @@ func (g *Gateway) relay(w http.ResponseWriter, r *http.Request, body []byte, bas
 		writeError(w, http.StatusServiceUnavailable, err.Error())
 		return
 	}
-	for _, k := range []string{"Content-Type", "Allow"} {
+	for _, k := range []string{"Content-Type", "Allow", HeaderMessageID} {
 		if v := hdr.Get(k); v != "" {
 			w.Header().Set(k, v)
 		}

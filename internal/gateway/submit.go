@@ -66,6 +66,9 @@ func (g *Gateway) submission(req *SubmitRequest, now time.Time) (rmp.Submission,
 	s.GroupKey = req.Group
 	s.Last = req.Last
 	s.Flags = group.Flags{AckRequested: req.Ack, DuplicateElimination: req.DupElim, MessageOrder: req.Ordered}
+	if err := soap.CheckAction(req.Action, maxActionBytes); err != nil {
+		return s, bad("action", "%v", err)
+	}
 	s.Action = req.Action
 	s.Payload = []byte(*req.Body)
 	if req.Last && req.Group == "" {
@@ -187,21 +190,28 @@ func (g *Gateway) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, errorJSON{Error: ferr.Error(), Field: ferr.field})
 		return
 	}
+	g.onSubmitNode(w, r, body, req.Group, func(n *rmp.Node) { g.submit(w, r, n, sub) })
+}
+
+// onSubmitNode runs fn on the node that sends for group key (the node of
+// the key's shard with -store etcd, forwarding the request to its holder);
+// a singleton ("") goes to any node held here.
+func (g *Gateway) onSubmitNode(w http.ResponseWriter, r *http.Request, body []byte, key string, fn func(*rmp.Node)) {
 	if g.cl == nil {
-		g.submit(w, r, g.single, sub)
+		fn(g.single)
 		return
 	}
-	if req.Group != "" {
+	if key != "" {
 		// One sender per group key: the key's shard, wherever it is held.
-		g.onShard(w, r, body, keyShard(req.Group, g.cfg.Shards), func(n *rmp.Node) { g.submit(w, r, n, sub) })
+		g.onShard(w, r, body, keyShard(key, g.cfg.Shards), fn)
 		return
 	}
-	ns := g.nodes() // a singleton goes to any shard held here
+	ns := g.nodes()
 	if len(ns) == 0 {
 		writeError(w, http.StatusServiceUnavailable, "this instance holds no shard yet; try again")
 		return
 	}
-	g.submit(w, r, ns[g.nextAny.Add(1)%uint64(len(ns))].node, sub)
+	fn(ns[g.nextAny.Add(1)%uint64(len(ns))].node)
 }
 
 // submit hands sub to node n and answers the submit.

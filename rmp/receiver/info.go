@@ -126,3 +126,20 @@ func (r *Receiver) Stats() Stats {
 	}
 	return st
 }
+
+// Undelivered reports whether the message ref names is accepted and not yet
+// taken by the consumer: held out of order, or waiting for (or in) its
+// hand-off. A driver holding the HTTP answer of a Response-pattern message
+// for its business response (R73) waits only for such a message.
+func (r *Receiver) Undelivered(ref DeliveryRef) bool {
+	g := r.lookup(ref.Group)
+	if g == nil || g.singleton == ref.HasNumber {
+		return false
+	}
+	n := ref.Number
+	if g.singleton {
+		n = 0
+	}
+	_, pending := g.pending[n]
+	return pending || g.buf.IsHeld(n)
+}

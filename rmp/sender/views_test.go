@@ -3,6 +3,7 @@ package sender
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -52,7 +53,7 @@ func TestMessageStatus(t *testing.T) {
 	want := func(ref MessageRef, mi MessageInfo, what string) {
 		t.Helper()
 		got, ok := h.s.Message(ref)
-		if !ok || got != mi {
+		if !ok || !reflect.DeepEqual(got, mi) {
 			t.Fatalf("%s: %+v %v, want %+v", what, got, ok, mi)
 		}
 	}
