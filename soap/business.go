@@ -91,7 +91,11 @@ func BusinessStatus(v Version, content []byte) int {
 // request is wrong and stays wrong), MustUnderstand, VersionMismatch and
 // DataEncodingUnknown (the peer cannot process such a request). Server and
 // Receiver faults are transient: the same request may succeed later.
+// A SOAP 1.1 dotted refinement (Client.Auth) counts as its base code.
 func FinalFault(code string) bool {
+	if i := strings.IndexByte(code, '.'); i >= 0 {
+		code = code[:i]
+	}
 	return finalCodes[code]
 }
 
