@@ -128,15 +128,15 @@ var ErrClosed = errors.New("rmp: node closed")
 // releases answers, sends, deliveries and outcomes. Its methods are safe
 // for concurrent use.
 type Node struct {
-	cfg  NodeConfig
-	log  *slog.Logger
+	cfg NodeConfig
+	log *slog.Logger
 	// noAck names the groups whose missing acks were logged (warnNoAck).
 	noAck noAckWarnings
-	clk  Clock
-	eng  *Engine
-	in   chan input
-	quit chan struct{}
-	done chan struct{}
+	clk   Clock
+	eng   *Engine
+	in    chan input
+	quit  chan struct{}
+	done  chan struct{}
 
 	mu       sync.Mutex
 	closed   bool

@@ -116,7 +116,6 @@ func isNCName(s string) bool {
 	return s != ""
 }
 
-
 // FaultCode is the local name of v's SOAP code for a fault by the sender of
 // a request (Client, Sender) or by its receiver (Server, Receiver).
 func FaultCode(v Version, bySender bool) string {

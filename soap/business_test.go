@@ -36,7 +36,7 @@ func TestBusinessFault(t *testing.T) {
 
 func TestRequestActionAndCheckAction(t *testing.T) {
 	for _, c := range []struct {
-		v              Version
+		v             Version
 		ct, hdr, want string
 	}{
 		{SOAP11, "", `"urn:a"`, "urn:a"},
