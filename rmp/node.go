@@ -167,6 +167,13 @@ type Node struct {
 	commitDone chan struct{}  // closed when the committer ends
 	failed     chan struct{}  // closed on a store failure
 	failOnce   sync.Once
+
+	// The store's batch limits, and the loop's count of the Ready it is
+	// building (jobs.go).
+	limits                store.Limits
+	jobMutations          int // a job is closed once its Persist reaches these
+	jobBytes              int
+	counted, countedBytes int
 }
 
 // input is one call into the engine from another goroutine. reply, when
@@ -239,11 +246,14 @@ func Open(cfg NodeConfig) (*Node, error) {
 		}
 		cfg.Engine.Sender.InstanceID = hex.EncodeToString(b[:])
 	}
+	lim := store.LimitsOf(cfg.Store)
+	fitEngine(&cfg, lim)
 	eng, err := LoadEngine(cfg.Engine, cfg.Store)
 	if err != nil {
 		return nil, err
 	}
 	n := &Node{
+		limits: lim, jobMutations: lim.BatchMutations() / 4, jobBytes: lim.BatchBytes() / 4,
 		cfg: cfg, log: cfg.Logger, clk: cfg.Clock, eng: eng,
 		in: make(chan input, 1024), quit: make(chan struct{}), done: make(chan struct{}),
 		answers:  map[uint64]chan Answer{},
@@ -486,31 +496,53 @@ func (n *Node) run() {
 			}
 		}
 		now := n.clk.Now().UTC()
+		// A job is closed (handed to the committer) whenever its Persist
+		// reaches a quarter of the store's batch limits, so that every
+		// commit fits them (jobs.go, #18).
+		results := make([]any, len(batch))
+		from := 0
+		split := func(upTo int) {
+			if n.jobFull() {
+				n.handOff(batch[from:upTo], results[from:upTo])
+				from = upTo
+			}
+		}
 		for _, fn := range n.takeFeedback() {
 			fn(n.eng, now)
+			split(0)
 		}
-		results := make([]any, len(batch))
 		for i, in := range batch {
 			results[i] = in.fn(n.eng, now)
+			split(i + 1)
 		}
+		progress := false
 		if d, ok := n.eng.NextDeadline(); tick || (ok && !d.After(now)) {
 			n.eng.Tick(now)
+			progress = n.eng.HasReady()
+			split(len(batch))
 		}
 		// Work that became due at once (a deadline at or before now) is done
 		// now rather than left to a zero timer, which a fake clock would
-		// only fire on its next move. Bounded, in case a deadline stays put.
+		// only fire on its next move. Bounded, in case a deadline stays put;
+		// work a Tick left for the next (its budget spent) is done by the
+		// next iteration, after the inputs that came meanwhile.
 		for range 8 {
 			d, ok := n.eng.NextDeadline()
 			if !ok || d.After(now) {
+				progress = false
 				break
 			}
 			before := n.eng.rd.size()
 			n.eng.Tick(now)
-			if n.eng.rd.size() == before {
+			if progress = n.eng.rd.size() != before; !progress {
 				break
 			}
+			split(len(batch))
 		}
-		n.handOff(batch, results)
+		n.handOff(batch[from:], results[from:])
+		if progress {
+			n.kick()
+		}
 		n.resetTimer(timer)
 	}
 }
@@ -519,6 +551,7 @@ func (n *Node) run() {
 // they are durable.
 type commitJob struct {
 	rd      Ready
+	bytes   int // store.MutationBytes of rd.Persist
 	batch   []input
 	results []any
 }
@@ -527,8 +560,11 @@ type commitJob struct {
 func (n *Node) handOff(batch []input, results []any) {
 	job := commitJob{batch: batch, results: results}
 	if n.eng.HasReady() {
+		n.jobFull() // counts the Persist's bytes
+		job.bytes = n.countedBytes
 		job.rd = n.eng.Ready()
 		n.eng.Advance()
+		n.counted, n.countedBytes = 0, 0
 		select {
 		case rd := <-n.spares:
 			n.eng.Recycle(rd)

@@ -54,21 +54,22 @@ func (n *Node) commitLoop() {
 			n.busy.Load() >= int64(n.cfg.CommitSiblings) && !allLazy(jobs) {
 			jobs, closed = n.gatherJobs(jobs)
 		}
-		persist = persist[:0]
-		for i := range jobs {
-			persist = append(persist, jobs[i].rd.Persist...)
-		}
-		err := n.cfg.Store.Apply(persist)
-		clear(persist) // keeps no payload alive until the next commit
-		if err != nil {
-			n.fail(fmt.Errorf("rmp: store commit failed, node stopped: %w", err), jobs)
-			for range n.commits {
-				// Drain: nothing more is committed or released.
+		for start := 0; start < len(jobs); {
+			var end int
+			end, persist = n.commitRun(jobs, start, persist[:0])
+			err := n.cfg.Store.Apply(persist)
+			clear(persist) // keeps no payload alive until the next commit
+			if err != nil {
+				n.fail(fmt.Errorf("rmp: store commit failed, node stopped: %w", err), jobs[start:])
+				for range n.commits {
+					// Drain: nothing more is committed or released.
+				}
+				return
 			}
-			return
+			n.committed.Add(1)
+			n.releaseJobs(jobs[start:end])
+			start = end
 		}
-		n.committed.Add(1)
-		n.releaseJobs(jobs)
 		jobs = jobs[:0]
 		if closed {
 			return

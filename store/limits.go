@@ -27,6 +27,26 @@ const (
 	DefaultMaxBatchBytes     = 64 << 20
 )
 
+// LimitsOf returns the limits st enforces: its Limits method's (memstore,
+// pebblestore and etcdstore have one), else the defaults.
+func LimitsOf(st Store) Limits {
+	if l, ok := st.(interface{ Limits() Limits }); ok {
+		return l.Limits()
+	}
+	return Limits{}
+}
+
+// BatchMutations is the most mutations one batch may carry.
+func (l Limits) BatchMutations() int {
+	return orDefault(l.MaxBatchMutations, DefaultMaxBatchMutations)
+}
+
+// BatchBytes is the most value and groupId bytes one batch may carry.
+func (l Limits) BatchBytes() int { return orDefault(l.MaxBatchBytes, DefaultMaxBatchBytes) }
+
+// MutationBytes is what m counts against BatchBytes.
+func MutationBytes(m *group.Mutation) int { return len(m.Value) + len(m.Key.GroupID) }
+
 func orDefault(v, d int) int {
 	if v <= 0 {
 		return d
@@ -54,11 +74,11 @@ func (l Limits) CheckKey(k group.Key) error {
 // wrapping ErrInvalid that names the mutation's index; nil when every
 // mutation is valid and the batch is within the limits.
 func (l Limits) CheckBatch(batch []group.Mutation) error {
-	if max := orDefault(l.MaxBatchMutations, DefaultMaxBatchMutations); len(batch) > max {
+	if max := l.BatchMutations(); len(batch) > max {
 		return fmt.Errorf("%w: batch of %d mutations exceeds %d", ErrInvalid, len(batch), max)
 	}
 	maxValue := orDefault(l.MaxValueBytes, DefaultMaxValueBytes)
-	maxBytes := orDefault(l.MaxBatchBytes, DefaultMaxBatchBytes)
+	maxBytes := l.BatchBytes()
 	total := 0
 	for i, m := range batch {
 		var err error
@@ -83,7 +103,7 @@ func (l Limits) CheckBatch(batch []group.Mutation) error {
 		if err != nil {
 			return fmt.Errorf("mutation %d: %w", i, err)
 		}
-		total += len(m.Value) + len(m.Key.GroupID)
+		total += MutationBytes(&m)
 		if total > maxBytes {
 			return fmt.Errorf("mutation %d: %w: batch exceeds %d bytes", i, ErrInvalid, maxBytes)
 		}

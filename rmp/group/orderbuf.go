@@ -169,6 +169,35 @@ func (b *OrderBuffer[T]) Drain(dst []Held[T]) []Held[T] {
 	return dst
 }
 
+// LatestExpiry is the latest ExpiryTime held; the zero Time when empty.
+func (b *OrderBuffer[T]) LatestExpiry() time.Time {
+	var at time.Time
+	for _, h := range b.held {
+		if h.Expiry.After(at) {
+			at = h.Expiry
+		}
+	}
+	return at
+}
+
+// DrainUpTo removes and appends to dst the limit lowest-numbered held
+// messages (every one when limit >= Len), in number order: a bulk discard
+// done in pages that each fit a store batch.
+func (b *OrderBuffer[T]) DrainUpTo(dst []Held[T], limit int) []Held[T] {
+	if limit >= len(b.held) {
+		return b.Drain(dst)
+	}
+	limit = max(limit, 0)
+	for i := range limit {
+		b.forget(&b.held[i])
+	}
+	dst = append(dst, b.held[:limit]...)
+	n := copy(b.held, b.held[limit:])
+	clear(b.held[n:])
+	b.held = b.held[:n]
+	return dst
+}
+
 // Numbers returns the held numbers as a set of ranges.
 func (b *OrderBuffer[T]) Numbers() *SeqSet {
 	s := &SeqSet{}

@@ -35,34 +35,18 @@ func (r *Receiver) Abort(now time.Time, groupID string) Ready {
 }
 
 // abortGeneration discards what g has not handed over and marks it deleted.
+// The discards may take several steps (budget.go): the termination and
+// the shared retention come first, with the first page.
 func (r *Receiver) abortGeneration(now time.Time, g *gstate) {
 	r.touch(g)
 	// Every discarded message shares one retention: the latest ExpiryTime
 	// among them (gateway notes), so compute it first.
-	var until time.Time
-	var held []group.Held[content]
-	if g.buf.Len() > 0 {
-		r.heldCount -= g.buf.Len()
-		r.heldBytes -= g.buf.Bytes()
-		held = g.buf.Drain(nil)
-	}
-	for _, h := range held {
-		until = latest(until, h.Expiry)
-	}
-	pend := sortedKeys(g.pending)
-	for _, n := range pend {
-		until = latest(until, g.pending[n].expiry)
-	}
-	for _, h := range held {
-		r.del(r.key(g, group.KindHeld, h.Number))
-		r.discardUntil(now, g, h.Number, until, faults.GroupAborted, "receiver.group-deleted")
-	}
-	for _, n := range pend {
-		r.dropPending(g, n)
-		r.discardUntil(now, g, n, until, faults.GroupAborted, "receiver.group-deleted")
+	until := g.buf.LatestExpiry()
+	for _, d := range g.pending {
+		until = latest(until, d.expiry)
 	}
 	removeAt := now
-	if len(held)+len(pend) > 0 {
+	if g.buf.Len()+len(g.pending) > 0 {
 		removeAt = group.PassDeadline(until)
 	}
 	if g.lc.Terminated {
@@ -70,11 +54,32 @@ func (r *Receiver) abortGeneration(now time.Time, g *gstate) {
 	} else {
 		g.lc.Terminate(now, group.RuleDeleted, removeAt)
 	}
+	r.discardAborted(now, g, until)
 	r.event(Event{Kind: EventTerminated, Group: g.id, Rule: group.RuleDeleted})
 	r.dirty(g)
 	// Faults it already held (an earlier discard) stay answerable like any
 	// others: the sender may still be asking (D13, tick.go pollFaults).
-	if !now.Before(removeAt) && !(pollFaults(g) && keepsDeletedFaults(g)) {
+	if !now.Before(removeAt) && !unfinished(g) && !(pollFaults(g) && keepsDeletedFaults(g)) {
 		r.remove(g, group.RuleDeleted)
+	}
+}
+
+// discardAborted discards deleted g's held messages, then its hand-offs
+// not yet taken, with GroupAborted retained until until, as far as this
+// call's budget goes.
+func (r *Receiver) discardAborted(now time.Time, g *gstate, until time.Time) {
+	for _, h := range r.drainHeld(g) {
+		r.del(r.key(g, group.KindHeld, h.Number))
+		r.discardUntil(now, g, h.Number, until, faults.GroupAborted, "receiver.group-deleted")
+	}
+	if g.buf.Len() > 0 {
+		return
+	}
+	for _, n := range sortedKeys(g.pending) {
+		if r.full() {
+			return
+		}
+		r.dropPending(g, n)
+		r.discardUntil(now, g, n, until, faults.GroupAborted, "receiver.group-deleted")
 	}
 }

@@ -134,10 +134,11 @@ func latest(a, b time.Time) time.Time {
 // a URL with a POST in flight waits for its CallbackResult.
 func (r *Receiver) flushCallbacks(now time.Time) {
 	o := &r.out
-	for _, k := range o.staleKeys {
-		r.del(urlKey(k))
+	k := min(len(o.staleKeys), max(r.room(), 0))
+	for _, key := range o.staleKeys[:k] {
+		r.del(urlKey(key))
 	}
-	o.staleKeys = o.staleKeys[:0]
+	o.staleKeys = append(o.staleKeys[:0], o.staleKeys[k:]...) // the rest with the next Persist (budget.go)
 	if o.queued == 0 {
 		return
 	}
@@ -157,6 +158,10 @@ func (r *Receiver) flushCallbacks(now time.Time) {
 		for _, e := range c.queue {
 			switch {
 			case group.Passed(e.until, now):
+				if r.full() {
+					kept = append(kept, e) // dropped at the next Tick (budget.go)
+					continue
+				}
 				// R75: stop once the acknowledged messages have expired.
 				r.del(outboxKey(e.seq))
 				o.queued--

@@ -58,6 +58,13 @@ type Config struct {
 	// an InvalidPollRequest.
 	MaxPollRefs int
 
+	// MaxStepMutations bounds the mutations one call's Ready persists, give
+	// or take one message's records, so that every Persist fits a store
+	// batch (store.Limits) whatever the state: Tick, expiries, aborts and
+	// callback clean-up stop there and go on at the next Tick, due at once
+	// (budget.go).
+	MaxStepMutations int
+
 	// DeliveryRetry schedules hand-off retries after DeliveryFailed, until
 	// the message's ExpiryTime.
 	DeliveryRetry Backoff
@@ -82,6 +89,7 @@ func DefaultConfig() Config {
 		MaxHeldBytesTotal:    512 << 20,
 		MaxCallbackBatch:     1000,
 		MaxPollRefs:          1000,
+		MaxStepMutations:     DefaultMaxStepMutations,
 		DeliveryRetry:        Backoff{Initial: time.Second, Factor: 2, Max: time.Minute},
 		CallbackRetry:        Backoff{Initial: 5 * time.Second, Factor: 2, Max: 5 * time.Minute},
 		FaultRetention:       time.Hour,
@@ -101,6 +109,7 @@ func (c Config) withDefaults() (Config, error) {
 		{&c.MaxHeldPerGroup, d.MaxHeldPerGroup}, {&c.MaxHeldBytesPerGroup, d.MaxHeldBytesPerGroup},
 		{&c.MaxHeldTotal, d.MaxHeldTotal}, {&c.MaxHeldBytesTotal, d.MaxHeldBytesTotal},
 		{&c.MaxCallbackBatch, d.MaxCallbackBatch}, {&c.MaxPollRefs, d.MaxPollRefs},
+		{&c.MaxStepMutations, d.MaxStepMutations},
 	}
 	for _, f := range ints {
 		if *f.v < 0 {

@@ -105,6 +105,25 @@ func (o *orderBuf) Drain(dst []group.Held[content]) []group.Held[content] {
 	return dst
 }
 
+// LatestExpiry is the latest ExpiryTime held.
+func (o *orderBuf) LatestExpiry() time.Time {
+	if o.b == nil {
+		return time.Time{}
+	}
+	return o.b.LatestExpiry()
+}
+
+// DrainUpTo removes and appends to dst the limit lowest-numbered held
+// messages.
+func (o *orderBuf) DrainUpTo(dst []group.Held[content], limit int) []group.Held[content] {
+	if o.b == nil {
+		return dst
+	}
+	dst = o.b.DrainUpTo(dst, limit)
+	o.release()
+	return dst
+}
+
 // Numbers returns the held numbers.
 func (o *orderBuf) Numbers() *group.SeqSet {
 	if o.b == nil {

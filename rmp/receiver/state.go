@@ -233,6 +233,9 @@ func (r *Receiver) schedule(g *gstate) {
 // groupDeadline is the next instant at which Tick has work for g.
 func (r *Receiver) groupDeadline(g *gstate) (time.Time, bool) {
 	var d earliest
+	if unfinished(g) {
+		d.offer(group.MinIndexedDeadline) // at once (budget.go)
+	}
 	if g.singleton {
 		if len(g.pending) == 0 {
 			d.offer(r.singletonRemoveAt(g))
@@ -296,6 +299,9 @@ func (r *Receiver) NextDeadline() (time.Time, bool) {
 	}
 	if at, ok := r.out.deadline(); ok {
 		d.offer(at)
+	}
+	if len(r.out.staleKeys) > 0 {
+		d.offer(group.MinIndexedDeadline) // at once (budget.go)
 	}
 	return d.at, d.ok
 }

@@ -26,7 +26,14 @@ func (r *Receiver) Tick(now time.Time) Ready {
 		}
 		return cmpU64(a.id.Generation, b.id.Generation)
 	})
-	for _, g := range due {
+	for i, g := range due {
+		if r.full() {
+			// The rest stay due for the next Tick (budget.go).
+			for _, g := range due[i:] {
+				heap.Push(&r.heap, g)
+			}
+			break
+		}
 		r.touch(g)
 		r.advanceGroup(now, g)
 	}
@@ -48,6 +55,7 @@ func (r *Receiver) advanceGroup(now time.Time, g *gstate) {
 	if g.removed {
 		return
 	}
+	r.finishDiscards(now, g)
 	if g.singleton {
 		r.expireUnordered(now, g)
 		if group.Passed(g.expiryAt(), now) && len(g.pending) == 0 && !r.keepsPollFaults(g, now) {
@@ -91,7 +99,7 @@ func (r *Receiver) advanceLifecycle(now time.Time, g *gstate) {
 // once nothing is pending, later by FaultRetention while it holds faults a
 // Response has not carried yet, or any fault under Poll (D13).
 func (r *Receiver) removeAt(g *gstate) (time.Time, bool) {
-	if !g.lc.Terminated || len(g.pending) > 0 {
+	if !g.lc.Terminated || len(g.pending) > 0 || g.buf.Len() > 0 {
 		return time.Time{}, false
 	}
 	if (g.unreportedCount() > 0 || pollFaults(g)) && keepsDeletedFaults(g) {
@@ -104,6 +112,9 @@ func (r *Receiver) removeAt(g *gstate) (time.Time, bool) {
 // the consumer took them (D12).
 func (r *Receiver) expireUnordered(now time.Time, g *gstate) {
 	for _, n := range sortedKeys(g.pending) {
+		if r.full() {
+			return // the rest are still due (budget.go)
+		}
 		d := g.pending[n]
 		if !d.inFlight && group.Passed(d.expiry, now) {
 			r.dropPending(g, n)
@@ -141,13 +152,22 @@ func (r *Receiver) expireOrdered(now time.Time, g *gstate) {
 		r.dirty(g)
 	}
 	if found {
+		var drop []uint64
 		for _, n := range sortedKeys(g.pending) {
-			if n < cut {
-				continue
+			if n >= cut {
+				drop = append(drop, n)
 			}
-			d := g.pending[n]
-			r.dropPending(g, n)
-			r.discard(now, g, n, d.expiry, expiryCode(d.expiry, now), "receiver.order-abort")
+		}
+		if r.room() < perDiscard*len(drop) {
+			// Paged from the top (budget.go): the expired pending[cut]
+			// goes last, so the next Tick finds the same cut.
+			for i := len(drop) - 1; i >= 0 && !r.full(); i-- {
+				r.discardPending(now, g, drop[i])
+			}
+			return
+		}
+		for _, n := range drop {
+			r.discardPending(now, g, n)
 		}
 	}
 	r.discardHeld(now, g, "receiver.order-abort")
@@ -158,12 +178,33 @@ func (r *Receiver) discardHeld(now time.Time, g *gstate, label string) {
 	if g.buf.Len() == 0 {
 		return
 	}
-	r.heldCount -= g.buf.Len()
-	r.heldBytes -= g.buf.Bytes()
-	for _, h := range g.buf.Drain(nil) {
+	for _, h := range r.drainHeld(g) {
 		r.del(r.key(g, group.KindHeld, h.Number))
 		r.discard(now, g, h.Number, h.Expiry, expiryCode(h.Expiry, now), label)
 	}
+}
+
+// perDiscard bounds the mutations of discarding one message: its record,
+// its retry state, its fault and a callback entry.
+const perDiscard = 4
+
+// drainHeld removes from g's ordering buffer as many held messages, lowest
+// first, as this call's budget has room to discard (budget.go).
+func (r *Receiver) drainHeld(g *gstate) []group.Held[content] {
+	held := g.buf.DrainUpTo(nil, max(r.room()/perDiscard, 1))
+	for _, h := range held {
+		r.heldCount--
+		r.heldBytes -= h.Bytes
+	}
+	r.recomputeHeldMin(g)
+	return held
+}
+
+// discardPending drops pending n of terminated g (D14).
+func (r *Receiver) discardPending(now time.Time, g *gstate, n uint64) {
+	d := g.pending[n]
+	r.dropPending(g, n)
+	r.discard(now, g, n, d.expiry, expiryCode(d.expiry, now), "receiver.order-abort")
 }
 
 // remove deletes g's state: its ids are forgotten (D17, D20–D23, R59).

@@ -32,6 +32,12 @@ type batch struct {
 	soapCode string
 }
 
+// cost bounds the mutations finish makes of b (the estimate it sizes
+// Persist with).
+func (b *batch) cost() int {
+	return 2*(len(b.deletedMsgs)+len(b.dirtyMsgs)) + 4*len(b.touched) + len(b.outboxPuts) + len(b.outboxDeletes)
+}
+
 func (s *Sender) begin() {
 	s.b = batch{}
 }
@@ -88,7 +94,7 @@ func (s *Sender) finish(now time.Time) Ready {
 	// retry record), per group an acked run, the meta and the deadline,
 	// then the outbox and the counters; append still grows it when needed.
 	var ms []group.Mutation
-	if n := 2*(len(s.b.deletedMsgs)+len(s.b.dirtyMsgs)) + 4*len(s.b.touched) + len(s.b.outboxPuts) + len(s.b.outboxDeletes); n > 0 {
+	if n := s.b.cost(); n > 0 {
 		ms = make([]group.Mutation, 0, n+1)
 	}
 	for _, m := range s.b.deletedMsgs {

@@ -78,6 +78,10 @@ type Limits struct {
 	MaxPollRefs int
 	// MaxStringBytes bounds To, GroupKey, ReplyTo and Action.
 	MaxStringBytes int
+	// MaxStepMutations bounds the mutations the timers one call fires may
+	// cause, so that every Persist fits a store batch (store.Limits): Tick
+	// stops there and the timers left are due at once for the next call.
+	MaxStepMutations int
 }
 
 // DefaultLimits are the limits used for zero fields (gateway defaults:
@@ -87,7 +91,7 @@ func DefaultLimits() Limits {
 		MaxPending: 100000, MaxPendingBytes: 1 << 30,
 		MaxPendingPerDest: 100000, MaxPendingBytesPerDest: 1 << 30,
 		MaxPayloadBytes: 64 << 20, MaxGroups: 1 << 20, MaxOutbox: 1 << 20, MaxOutboxBytes: 1 << 30,
-		MaxPollRefs: 1000, MaxStringBytes: 4096,
+		MaxPollRefs: 1000, MaxStringBytes: 4096, MaxStepMutations: 4096,
 	}
 }
 
@@ -176,7 +180,8 @@ func (c Config) withDefaults() (Config, error) {
 		v   *int
 		def int
 	}{{&l.MaxPending, d.MaxPending}, {&l.MaxPendingPerDest, d.MaxPendingPerDest}, {&l.MaxPayloadBytes, d.MaxPayloadBytes},
-		{&l.MaxGroups, d.MaxGroups}, {&l.MaxOutbox, d.MaxOutbox}, {&l.MaxPollRefs, d.MaxPollRefs}, {&l.MaxStringBytes, d.MaxStringBytes}} {
+		{&l.MaxGroups, d.MaxGroups}, {&l.MaxOutbox, d.MaxOutbox}, {&l.MaxPollRefs, d.MaxPollRefs}, {&l.MaxStringBytes, d.MaxStringBytes},
+		{&l.MaxStepMutations, d.MaxStepMutations}} {
 		if *f.v == 0 {
 			*f.v = f.def
 		}

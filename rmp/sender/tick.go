@@ -16,9 +16,11 @@ func (s *Sender) Tick(now time.Time) Ready {
 	return s.finish(now)
 }
 
-// runDue pops and handles every timer due at now, in timer order.
+// runDue pops and handles every timer due at now, in timer order, until
+// the call's mutations reach Limits.MaxStepMutations: the timers left are
+// still due, for the next call (#18: every Persist fits a store batch).
 func (s *Sender) runDue(now time.Time) {
-	for {
+	for s.b.cost() < s.cfg.Limits.MaxStepMutations {
 		at, o, ok := s.timers.peek()
 		if !ok || at.After(now) {
 			return

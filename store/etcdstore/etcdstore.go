@@ -229,6 +229,9 @@ func (s *Store) Get(k group.Key) ([]byte, bool, error) {
 	return resp.Kvs[0].Value, true, nil
 }
 
+// Limits returns the limits Apply enforces (store.LimitsOf).
+func (s *Store) Limits() store.Limits { return s.lim }
+
 // Close implements store.Store. It waits for calls and iterations in
 // progress; an iteration sees the store closing at its next step and ends
 // with store.ErrClosed. It closes the client when Open dialled it. Closing

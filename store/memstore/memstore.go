@@ -300,6 +300,9 @@ func (s *Store) NextDeadline() (time.Time, bool, error) {
 	return time.Time{}, false, nil
 }
 
+// Limits returns the limits Apply enforces (store.LimitsOf).
+func (s *Store) Limits() store.Limits { return s.lim }
+
 // Close implements store.Store.
 func (s *Store) Close() error {
 	s.mu.Lock()

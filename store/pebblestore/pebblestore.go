@@ -213,6 +213,9 @@ func (s *Store) Get(k group.Key) (v []byte, ok bool, err error) {
 	return s.read(store.EncodeKey(k))
 }
 
+// Limits returns the limits Apply enforces (store.LimitsOf).
+func (s *Store) Limits() store.Limits { return s.lim }
+
 // Close implements store.Store. It waits for calls and iterations in
 // progress; an iteration sees the store closing at its next step and ends
 // with store.ErrClosed.
