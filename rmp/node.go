@@ -48,6 +48,19 @@ type OutcomeHandler interface {
 	HandleOutcome(ctx context.Context, o sender.Outcome) error
 }
 
+// OutcomeBatchHandler is an OutcomeHandler that can take the outcomes
+// waiting at once, so that it can make them durable with one sync: the
+// Node hands it up to maxOutcomeBatch outcomes, in order; it returns how
+// many of them, from the first, it accepted, and why it stopped short. The
+// others are handed again later (D27).
+type OutcomeBatchHandler interface {
+	OutcomeHandler
+	HandleOutcomes(ctx context.Context, os []sender.Outcome) (handled int, err error)
+}
+
+// maxOutcomeBatch bounds the outcomes handed to one HandleOutcomes call.
+const maxOutcomeBatch = 256
+
 // OutcomeFunc adapts a function to OutcomeHandler.
 type OutcomeFunc func(ctx context.Context, o sender.Outcome) error
 
@@ -785,18 +798,39 @@ func (n *Node) completeAnswer(ref receiver.DeliveryRef, resp []byte, err error) 
 
 func (n *Node) notifyLoop() {
 	defer n.workerWG.Done()
+	batch := make([]sender.Outcome, 0, maxOutcomeBatch)
 	for {
 		select {
 		case o := <-n.notifyQ:
-			delay := n.cfg.RetryDelay
-			for {
-				err := n.cfg.Outcomes.HandleOutcome(n.ctx, o)
-				if err == nil {
-					id := o.ID
-					n.post(func(e *Engine, now time.Time) { e.OutcomeHandled(now, id) })
-					break
+			batch = append(batch[:0], o)
+		drain: // what else is waiting goes along (OutcomeBatchHandler)
+			for len(batch) < maxOutcomeBatch {
+				select {
+				case o := <-n.notifyQ:
+					batch = append(batch, o)
+				default:
+					break drain
 				}
-				n.log.Warn("outcome handler failed; retrying", "group", o.Ref.GroupID, "err", err)
+			}
+			delay := n.cfg.RetryDelay
+			for len(batch) > 0 {
+				handled, err := n.handleOutcomes(batch)
+				if handled > 0 {
+					ids := make([]sender.OutcomeID, handled)
+					for i := range ids {
+						ids[i] = batch[i].ID
+					}
+					n.post(func(e *Engine, now time.Time) {
+						for _, id := range ids {
+							e.OutcomeHandled(now, id)
+						}
+					})
+					batch = batch[handled:]
+				}
+				if err == nil {
+					continue
+				}
+				n.log.Warn("outcome handler failed; retrying", "group", batch[0].Ref.GroupID, "err", err)
 				t := n.clk.Timer(delay)
 				select {
 				case <-t.C:
@@ -810,6 +844,24 @@ func (n *Node) notifyLoop() {
 			return
 		}
 	}
+}
+
+// handleOutcomes hands os to the outcome handler: at once to an
+// OutcomeBatchHandler, else one by one up to the first failure.
+func (n *Node) handleOutcomes(os []sender.Outcome) (int, error) {
+	if bh, ok := n.cfg.Outcomes.(OutcomeBatchHandler); ok {
+		h, err := bh.HandleOutcomes(n.ctx, os)
+		if err == nil && h < len(os) {
+			err = fmt.Errorf("rmp: the outcome handler took %d of %d outcomes without an error", h, len(os))
+		}
+		return max(0, min(h, len(os))), err
+	}
+	for i, o := range os {
+		if err := n.cfg.Outcomes.HandleOutcome(n.ctx, o); err != nil {
+			return i, err
+		}
+	}
+	return len(os), nil
 }
 
 func (n *Node) logEvent(ev Event) {

@@ -110,6 +110,9 @@ type Config struct {
 	Routes map[string]string
 	// RouteTimeout bounds how long a route's client waits for the ack.
 	RouteTimeout time.Duration
+	// DeliverConcurrency is how many deliveries are POSTed to -deliver at
+	// once (one group's messages always one at a time, in order).
+	DeliverConcurrency int
 	// AwaitHeldResponse bounds how long the answer to a request-response
 	// message that arrived out of order waits for its delivery, so that its
 	// business response rides on it (R73); 0 answers with the ack at once.
@@ -158,6 +161,7 @@ func DefaultConfig() Config {
 		MaxConns:             1024,
 		MaxHeaderBytes:       64 << 10,
 		RouteTimeout:         30 * time.Second,
+		DeliverConcurrency:   32,
 		AwaitHeldResponse:    10 * time.Second,
 	}
 }
@@ -225,6 +229,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var((*byteSize)(&c.MaxHeaderBytes), "max-header-bytes", "largest request line and header, bytes with optional KiB/MiB suffix")
 	fs.Var((*routes)(&c.Routes), "route", "NAME=URL (repeatable): POST /soap/NAME sends a plain SOAP request reliably to the WS-R endpoint URL and answers with its business response")
 	fs.DurationVar(&c.AwaitHeldResponse, "await-held-response", c.AwaitHeldResponse, "how long the answer to a Response-pattern message held out of order waits for its delivery's business response (R73); 0 acknowledges at once")
+	fs.IntVar(&c.DeliverConcurrency, "deliver-concurrency", c.DeliverConcurrency, "deliveries POSTed to -deliver at once; one group's messages always go one at a time, in order")
 	fs.DurationVar(&c.RouteTimeout, "route-timeout", c.RouteTimeout, "how long a -route client waits for the acknowledgement before a SOAP Fault (HTTP 504); the message is still resent")
 }
 
@@ -349,6 +354,7 @@ func (c *Config) Validate() error {
 	pos("max-conns", int64(c.MaxConns))
 	pos("max-header-bytes", c.MaxHeaderBytes)
 	pos("route-timeout", int64(c.RouteTimeout))
+	pos("deliver-concurrency", int64(c.DeliverConcurrency))
 	if c.AwaitHeldResponse < 0 {
 		errs = append(errs, fmt.Errorf("-await-held-response must not be negative, got %s", c.AwaitHeldResponse))
 	}

@@ -176,8 +176,11 @@ func (g *Gateway) openNode(st store.Store, instance, replyTo string, consume rmp
 		Outcomes:   g.outcome,
 		Logger:     g.opts.Logger,
 		RetryDelay: g.cfg.RetryInterval,
-		MaxBody:    g.cfg.MaxBody,
-		Bodies:     g.bodies,
+		// A service behind -deliver answers each POST over the network:
+		// hand out as many at once as it may serve (the inbox needs few).
+		DeliveryWorkers: g.cfg.DeliverConcurrency,
+		MaxBody:         g.cfg.MaxBody,
+		Bodies:          g.bodies,
 		// 0 turns the wait off (the Node's "negative").
 		AwaitDelivery: cmp.Or(g.cfg.AwaitHeldResponse, -1),
 	})

@@ -83,17 +83,42 @@ type outcomeHandler struct {
 }
 
 func (h *outcomeHandler) HandleOutcome(ctx context.Context, o sender.Outcome) error {
-	j := outcomeJSON(o)
-	rec := Record{ID: j.ID, GroupID: j.GroupID, Number: j.Number, Outcome: j.Outcome, Reason: j.Reason, Fault: j.Fault, Attempts: o.Attempts, Response: j.Response}
-	if err := h.records.put(rec); err != nil {
-		return err
+	_, err := h.HandleOutcomes(ctx, []sender.Outcome{o})
+	return err
+}
+
+// HandleOutcomes records every outcome with one sync, wakes the route
+// requests waiting for them, then POSTs them to the notify URL in order,
+// stopping at the first that fails (rmp.OutcomeBatchHandler).
+func (h *outcomeHandler) HandleOutcomes(ctx context.Context, os []sender.Outcome) (int, error) {
+	js := make([]OutcomeJSON, len(os))
+	recs := make([]Record, len(os))
+	for i, o := range os {
+		j := outcomeJSON(o)
+		js[i] = j
+		recs[i] = Record{ID: j.ID, GroupID: j.GroupID, Number: j.Number, Outcome: j.Outcome, Reason: j.Reason, Fault: j.Fault, Attempts: o.Attempts, Response: j.Response}
+	}
+	if err := h.records.putAll(recs); err != nil {
+		return 0, err
 	}
 	if h.waiters != nil {
-		h.waiters.wake(rec.ID, o) // after the record: a late waiter reads it
+		for i, o := range os {
+			h.waiters.wake(recs[i].ID, o) // after the record: a late waiter reads it
+		}
 	}
 	if h.url == "" {
-		return nil
+		return len(os), nil
 	}
+	for i, j := range js {
+		if err := h.notify(ctx, j); err != nil {
+			return i, err
+		}
+	}
+	return len(os), nil
+}
+
+// notify POSTs one outcome to the notify URL.
+func (h *outcomeHandler) notify(ctx context.Context, j OutcomeJSON) error {
 	body, _ := json.Marshal(j)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(body))
 	if err != nil {

@@ -123,21 +123,28 @@ func (r *records) putLocked(rec Record) {
 
 // put records rec durably; a message acknowledged and later failed (D12,
 // D13) keeps its last outcome.
-func (r *records) put(rec Record) error {
+func (r *records) put(rec Record) error { return r.putAll([]Record{rec}) }
+
+// putAll records recs durably with one sync, in order.
+func (r *records) putAll(recs []Record) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.putLocked(rec)
+	var buf []byte
+	for _, rec := range recs {
+		r.putLocked(rec)
+		b, _ := json.Marshal(rec)
+		buf = append(append(buf, b...), '\n')
+	}
 	if r.f == nil {
 		return nil
 	}
-	if r.lines >= 2*r.max {
+	if r.lines+len(recs) >= 2*r.max {
 		return r.rewrite(r.f.Name())
 	}
-	b, _ := json.Marshal(rec)
-	if _, err := r.f.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("writing outcome record: %w", err)
+	if _, err := r.f.Write(buf); err != nil {
+		return fmt.Errorf("writing outcome records: %w", err)
 	}
-	r.lines++
+	r.lines += len(recs)
 	return r.f.Sync()
 }
 

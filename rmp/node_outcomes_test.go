@@ -1,0 +1,106 @@
+package rmp
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/wsrkit/wsrkit/rmp/sender"
+	"github.com/wsrkit/wsrkit/store/memstore"
+)
+
+// batchHandler takes outcomes in batches; its first call with more than
+// one accepts only the first outcome and fails the rest.
+type batchHandler struct {
+	mu      sync.Mutex
+	calls   [][]uint64
+	handled []uint64
+	failed  bool
+}
+
+func (h *batchHandler) HandleOutcome(ctx context.Context, o sender.Outcome) error {
+	_, err := h.HandleOutcomes(ctx, []sender.Outcome{o})
+	return err
+}
+
+func (h *batchHandler) HandleOutcomes(_ context.Context, os []sender.Outcome) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var ns []uint64
+	for _, o := range os {
+		ns = append(ns, uint64(o.ID))
+	}
+	h.calls = append(h.calls, ns)
+	if !h.failed && len(os) > 1 {
+		h.failed = true
+		h.handled = append(h.handled, ns[0])
+		return 1, errors.New("disk full")
+	}
+	h.handled = append(h.handled, ns...)
+	return len(os), nil
+}
+
+func (h *batchHandler) snapshot() ([][]uint64, []uint64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([][]uint64(nil), h.calls...), append([]uint64(nil), h.handled...)
+}
+
+// An OutcomeBatchHandler gets the outcomes waiting at once; those it did
+// not accept are handed again, the accepted ones never (D27).
+func TestNodeOutcomeBatches(t *testing.T) {
+	ctx := context.Background()
+	rn, err := Open(NodeConfig{Store: memstore.New(memstore.Options{}), Consumer: ConsumerFunc(
+		func(context.Context, Delivery) ([]byte, error) { return nil, nil })})
+	require.NoError(t, err)
+	defer rn.Close(ctx)
+	srv := httptest.NewServer(rn)
+	defer srv.Close()
+	h := &batchHandler{}
+	// The handler is held back until every message is acknowledged, so the
+	// outcomes wait together.
+	gate := make(chan struct{})
+	held := OutcomeBatchHandler(h)
+	sn, err := Open(NodeConfig{Engine: engineConfig("s"), Store: memstore.New(memstore.Options{}), RetryDelay: time.Millisecond,
+		Outcomes: gatedBatch{gate: gate, h: held}})
+	require.NoError(t, err)
+	defer sn.Close(ctx)
+	const n = 5
+	for i := range n {
+		sub := submission("", i, false)
+		sub.To = srv.URL
+		_, err := sn.Submit(ctx, sub)
+		require.NoError(t, err)
+	}
+	require.Eventually(t, func() bool { return len(sn.notifyQ) >= n-1 }, 10*time.Second, time.Millisecond)
+	close(gate)
+	require.Eventually(t, func() bool { _, got := h.snapshot(); return len(got) == n }, 10*time.Second, time.Millisecond)
+	calls, handled := h.snapshot()
+	// The first outcome is taken as it comes; the others waited behind it
+	// and come in one batch, whose refused part comes again, alone.
+	require.Len(t, calls, 3, "%v", calls)
+	require.Len(t, calls[0], 1, "%v", calls)
+	require.Len(t, calls[1], n-1, "the waiting outcomes came in one batch: %v", calls)
+	require.Equal(t, calls[1][1:], calls[2], "what was not accepted came again, nothing more: %v", calls)
+	require.Len(t, handled, n)
+}
+
+// gatedBatch holds every call until gate is closed.
+type gatedBatch struct {
+	gate chan struct{}
+	h    OutcomeBatchHandler
+}
+
+func (g gatedBatch) HandleOutcome(ctx context.Context, o sender.Outcome) error {
+	<-g.gate
+	return g.h.HandleOutcome(ctx, o)
+}
+
+func (g gatedBatch) HandleOutcomes(ctx context.Context, os []sender.Outcome) (int, error) {
+	<-g.gate
+	return g.h.HandleOutcomes(ctx, os)
+}
