@@ -31,6 +31,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -354,6 +355,12 @@ func latePollRuns(groups int) []latePolls {
 			latePolls{"/late-polls=100ms", func(c *sender.Config) {
 				c.PollInterval, c.PollIntervalMax = 100*time.Millisecond, 100*time.Millisecond
 			}})
+		// WSRKIT_BENCH_ROTATE=k starts with the k-th: rounds that rotate
+		// it spread the order's bias over the three (BENCHMARKS.md).
+		if k, err := strconv.Atoi(os.Getenv("WSRKIT_BENCH_ROTATE")); err == nil && k > 0 {
+			k %= len(runs)
+			runs = append(runs[k:], runs[:k]...)
+		}
 	}
 	return runs
 }

@@ -201,7 +201,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.RetryMaxInterval, "retry-max-interval", c.RetryMaxInterval, "cap of the resend interval")
 	fs.Float64Var(&c.RetryJitter, "retry-jitter", c.RetryJitter, "± fraction applied to each interval (seeded)")
 	fs.IntVar(&c.MaxRetries, "max-retries", c.MaxRetries, "resends after the first transmission")
-	fs.DurationVar(&c.PollInterval, "poll-interval", c.PollInterval, "PollRequest interval for Poll-pattern messages")
+	fs.DurationVar(&c.PollInterval, "poll-interval", c.PollInterval, "PollRequest interval for Poll-pattern messages; late-fault polls start at it and back off to -poll-interval-max")
 	fs.BoolVar(&c.LateFaultPolls, "late-fault-polls", c.LateFaultPolls, "poll acknowledged messages of every reply pattern until they can no longer be discarded, so a late fault (D13) reaches the producer")
 	fs.DurationVar(&c.LateFaultMargin, "late-fault-margin", c.LateFaultMargin, "clock skew allowed with receivers: acknowledged messages are polled until ExpiryTime plus this")
 	fs.DurationVar(&c.PollIntervalMax, "poll-interval-max", c.PollIntervalMax, "cap of the late-fault poll interval, which doubles from -poll-interval while answers are clean")

@@ -140,3 +140,42 @@ func BenchmarkResendPersist(b *testing.B) {
 	b.ReportMetric(float64(written)/float64(sends), "persist-B/resend")
 	b.ReportMetric(float64(full)/1000, "full-B/resend")
 }
+
+// BenchmarkLateFaultPoll (#23): one late-fault poll of a destination with
+// 64 groups of 100 acknowledged messages each: the firing (one PollRequest
+// of 64 ranges), its clean answer applied with Replies, and PollResult.
+// Each iteration is one poll interval later, so the window stays open.
+func BenchmarkLateFaultPoll(b *testing.B) {
+	cfg := benchConfig()
+	cfg.PollInterval, cfg.PollIntervalMax = time.Second, time.Second
+	s, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var acks []ReplyEntry
+	for g := range 64 {
+		sub := Submission{To: "http://r/", GroupKey: "g" + strconv.Itoa(g), Flags: ackReq, Payload: benchPayload, Expiry: t0.Add(24 * time.Hour)}
+		var gid string
+		for range 100 {
+			r, _, err := s.Submit(t0, sub)
+			if err != nil {
+				b.Fatal(err)
+			}
+			gid = r.GroupID
+		}
+		acks = append(acks, ack(gid, 0, 99))
+	}
+	s.Replies(t0, acks)
+	now := t0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		now = now.Add(time.Second)
+		rd := s.Tick(now)
+		if len(rd.Polls) != 1 || len(rd.Polls[0].Refs) != 64 {
+			b.Fatalf("polls %+v", rd.Polls)
+		}
+		s.Replies(now, acks)
+		s.PollResult(now, rd.Polls[0].ID, true)
+	}
+}

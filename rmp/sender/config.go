@@ -74,7 +74,9 @@ type Limits struct {
 	// refused, as with MaxOutbox. Messages already sent may still add
 	// theirs: an acknowledgement is never refused.
 	MaxOutboxBytes int64
-	// MaxPollRefs bounds the RefToMessageIds of one Poll; more make more Polls.
+	// MaxPollRefs bounds the entries of one Poll, each RefToMessageIds
+	// counting one plus its ranges as the receiver counts them (R33); more
+	// make more Polls, and a group with more ranges is split over refs.
 	MaxPollRefs int
 	// MaxStringBytes bounds To, GroupKey, ReplyTo and Action.
 	MaxStringBytes int

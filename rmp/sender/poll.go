@@ -24,7 +24,7 @@ import (
 // pushes faults there, R75); one resend marks the channel suspect.
 //
 // Cost: one firing per destination per interval, every member in it, each
-// group's numbers as compact ranges (MaxPollRefs per Poll). While only
+// group's numbers as compact ranges (MaxPollRefs entries per Poll). While only
 // acknowledged numbers are asked and answers come back clean the interval
 // doubles from PollInterval up to PollIntervalMax; a fault or a failed poll
 // resets it. The poll timer runs exactly while the set is non-empty. Its
@@ -95,7 +95,7 @@ func (s *Sender) joinPoll(now time.Time, g *groupState) {
 		}
 		d.pollGroups[s.idOf(g)] = g
 	}
-	if at := addClamped(now, every); pollsPending(g) && s.timers.at(&d.tm).After(at) {
+	if at := addClamped(now, every); pollsPending(g) && d.tm.scheduled() && s.timers.at(&d.tm).After(at) {
 		s.setPollTimer(d, at)
 	}
 }
@@ -141,8 +141,9 @@ func (s *Sender) setPollTimer(d *destState, at time.Time) {
 // firePoll emits the PollRequests of one destination: one RefToMessageIds
 // per member with something to ask, singletons without ranges, sequenced
 // groups with their unacknowledged numbers (Poll pattern) and, within the
-// late-fault window, their acknowledged ones (R32, R33, D13); at most
-// MaxPollRefs per Poll, groups in id order. A member with nothing left to
+// late-fault window, their acknowledged ones (R32, R33, D13); groups in id
+// order, at most MaxPollRefs entries per Poll (a ref and each of its ranges
+// count one, as at the receiver). A member with nothing left to
 // ask leaves the set. The next poll is one interval later: PollInterval
 // while some member waits for acks, else the backed-off interval.
 func (s *Sender) firePoll(now time.Time, d *destState) {
@@ -159,6 +160,7 @@ func (s *Sender) firePoll(now time.Time, d *destState) {
 	d.firedAt, d.faultSeen = now, false
 	max := s.cfg.Limits.MaxPollRefs
 	var cur *Poll
+	used := 0
 	acks := false
 	for _, id := range ids {
 		g := d.pollGroups[id]
@@ -171,13 +173,19 @@ func (s *Sender) firePoll(now time.Time, d *destState) {
 			continue
 		}
 		acks = acks || pollsPending(g)
-		if cur == nil || len(cur.Refs) >= max {
-			s.b.rd.Polls = append(s.b.rd.Polls, Poll{ID: s.nextPoll, To: d.name})
-			s.nextPoll++
-			cur = &s.b.rd.Polls[len(s.b.rd.Polls)-1]
+		for _, part := range splitRef(ref, max-1) {
+			// A ref counts one plus its ranges, as the receiver counts them
+			// against its own bound (R33; receiver MaxPollRefs).
+			cost := 1 + len(part.Ranges)
+			if cur == nil || used+cost > max {
+				s.b.rd.Polls = append(s.b.rd.Polls, Poll{ID: s.nextPoll, To: d.name})
+				s.nextPoll++
+				cur, used = &s.b.rd.Polls[len(s.b.rd.Polls)-1], 0
+			}
+			cur.Refs = append(cur.Refs, part)
+			used += cost
+			d.inflight[cur.ID] = cur.Refs
 		}
-		cur.Refs = append(cur.Refs, ref)
-		d.inflight[cur.ID] = cur.Refs
 	}
 	if len(d.pollGroups) == 0 {
 		s.timers.remove(&d.tm)
@@ -230,6 +238,22 @@ func (s *Sender) pollRef(now time.Time, g *groupState) (PollRef, bool) {
 	}
 	ref.Ranges = all.rs
 	return ref, true
+}
+
+// splitRef cuts ref into refs of at most n ranges each (n >= 1), so that a
+// group with a fragmented acknowledged set still fits the bound of a Poll.
+func splitRef(ref PollRef, n int) []PollRef {
+	n = max(1, n)
+	if len(ref.Ranges) <= n {
+		return []PollRef{ref}
+	}
+	var out []PollRef
+	for rs := ref.Ranges; len(rs) > 0; {
+		k := min(n, len(rs))
+		out = append(out, PollRef{GroupID: ref.GroupID, Ranges: rs[:k:k]})
+		rs = rs[k:]
+	}
+	return out
 }
 
 // pendingRanges returns g's unacknowledged numbers as sorted ranges.

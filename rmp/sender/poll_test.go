@@ -124,10 +124,11 @@ func TestPollScheduleSurvivesRestart_R32(t *testing.T) {
 	eq(t, times(true), mem, "same instants with a restart before every input")
 }
 
-// Limits.MaxPollRefs splits a destination's poll into several.
+// Limits.MaxPollRefs splits a destination's poll into several; a ref
+// counts one plus its ranges, as the receiver counts them (R33).
 func TestPollSplit(t *testing.T) {
 	cfg := testConfig()
-	cfg.Limits.MaxPollRefs = 2
+	cfg.Limits.MaxPollRefs = 4
 	cfg.PollInterval = time.Second / 2
 	h := newHarness(t, cfg)
 	for _, k := range []string{"a", "b", "c"} {
@@ -201,4 +202,37 @@ func TestSentNoAckResends_R36(t *testing.T) {
 	eq(t, res.Status, 503, "status")
 	h.at(time.Second)
 	eq(t, len(h.sendsOf(r.GroupID, 0)), 2, "resent after the interval")
+}
+
+// A group whose acknowledged numbers are fragmented is split over refs of
+// at most MaxPollRefs-1 ranges, each Poll within the bound the receiver
+// enforces (R33, receiver.poll-too-large), every range asked once.
+func TestPollSplitRanges_R33(t *testing.T) {
+	cfg := lateConfig()
+	cfg.Limits.MaxPollRefs = 4
+	h := newHarness(t, cfg)
+	var g string
+	for range 10 {
+		g = h.submit(Submission{GroupKey: "k", Flags: ackReq, Expiry: t0.Add(time.Hour)}).GroupID
+	}
+	var acks []ReplyEntry
+	for n := uint64(0); n < 10; n += 2 {
+		acks = append(acks, ack(g, n, n))
+	}
+	h.reply(acks...)
+	h.run(5 * time.Second)
+	var got []group.Range
+	for _, p := range h.polls {
+		entries := 0
+		for _, r := range p.Refs {
+			eq(t, r.GroupID, g, "one group")
+			entries += 1 + len(r.Ranges)
+			got = append(got, r.Ranges...)
+		}
+		if entries > 4 {
+			t.Fatalf("poll with %d entries over the bound of 4: %+v", entries, p)
+		}
+	}
+	eq(t, got, []group.Range{{From: 0, To: 0}, {From: 2, To: 2}, {From: 4, To: 4}, {From: 6, To: 6}, {From: 8, To: 8}}, "every acked number asked once")
+	eq(t, len(h.polls), 2, "3 ranges, then 2")
 }
