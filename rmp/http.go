@@ -33,8 +33,13 @@ func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // ServeInbound answers an RMP POST whose body the caller has read and
 // parsed with ParseRequest under the node's parse options (a router that
-// looked at Inbound.GroupID first), as ServeHTTP would.
+// looked at Inbound.GroupID first), as ServeHTTP would. The sender's
+// identity comes from the request's verified client certificate unless
+// the Inbound carries one already (Inbound.SetPeer).
 func (n *Node) ServeInbound(w http.ResponseWriter, r *http.Request, in *Inbound) {
+	if in.peer.IsZero() {
+		in.peer = PeerFromRequest(r)
+	}
 	n.busy.Add(1)
 	defer n.busy.Add(-1)
 	ch := make(chan Answer, 1)

@@ -23,7 +23,17 @@ type Inbound struct {
 	payload    []byte // the envelope without its wsrm headers
 	payloadErr error
 	action     string // stored and delivered with the message
+	peer       Peer   // the sender's verified identity (mutual TLS)
 }
+
+// Peer is the verified identity of the request's sender (mutual TLS); the
+// zero Peer when it presented none. Node.ServeInbound sets it from the
+// request's TLS connection unless SetPeer did.
+func (in *Inbound) Peer() Peer { return in.peer }
+
+// SetPeer sets the sender's identity, for a driver that authenticated the
+// request itself.
+func (in *Inbound) SetPeer(p Peer) { in.peer = p }
 
 // ParseInbound parses the body of a POST to the RMP endpoint with the
 // engine configuration's limits. Under SOAP 1.1 the action is in the

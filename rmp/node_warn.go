@@ -1,6 +1,9 @@
 package rmp
 
-import "sync"
+import (
+	"net/url"
+	"sync"
+)
 
 // noAckWarnings logs, at warn level, why a reliable message's transmission
 // brought no acknowledgement, once per group: a destination that is down or
@@ -52,5 +55,15 @@ func (n *Node) warnNoAck(o Outbound, res PostResult, err error) {
 		return
 	}
 	n.log.Warn("no acknowledgement from the destination (logged once per group)",
-		"group", o.Ref.Message.GroupID, "url", o.Post.URL, "attempt", o.Ref.Attempt, "reason", d)
+		"group", o.Ref.Message.GroupID, "url", redactURL(o.Post.URL), "attempt", o.Ref.Attempt, "reason", d)
+}
+
+// redactURL is a destination URL fit for the log: a password in its user
+// information is masked (a peer's URL may carry credentials).
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
 }

@@ -3,6 +3,7 @@ package rmp
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -95,6 +96,10 @@ type HTTPTransportConfig struct {
 	// MaxIdleConns bounds the idle pool over all destinations (peers
 	// choose ReplyTo URLs). Default 256.
 	MaxIdleConns int
+	// TLS configures https:// exchanges: the roots trusted for peers and
+	// the client certificate presented to them. nil means Go's defaults
+	// (system roots, no certificate).
+	TLS *tls.Config
 	// Client is the http.Client to use; nil means NewHTTPClient(cfg).
 	Client *http.Client
 }
@@ -164,6 +169,7 @@ func NewHTTPClient(cfg HTTPTransportConfig) *http.Client {
 		MaxIdleConnsPerHost:   cfg.MaxPerDestination,
 		MaxConnsPerHost:       cfg.MaxPerDestination,
 		ExpectContinueTimeout: time.Second,
+		TLSClientConfig:       cfg.TLS,
 	}
 	return &http.Client{Transport: tr, Timeout: cfg.Timeout, CheckRedirect: noRedirects}
 }

@@ -75,7 +75,8 @@ func TestServeFlagsHelpAndErrors(t *testing.T) {
 		"-retry-jitter", "-max-retries", "-poll-interval", "-late-fault-polls", "-late-fault-margin", "-poll-interval-max",
 		"-peer-ack-on-delivery", "-default-expires-in", "-ack-on-delivery", "-strict-faults",
 		"-fake-clock", "-fake-clock-start", "-log", "-read-header-timeout", "-read-timeout", "-write-timeout",
-		"-idle-timeout", "-max-conns", "-max-header-bytes"} {
+		"-idle-timeout", "-max-conns", "-max-header-bytes", "-tls-cert", "-tls-key", "-tls-client-ca", "-tls-client-auth",
+		"-peer-ca", "-peer-cert", "-peer-key", "-admin-listen", "-admin-token-file", "-metrics-public"} {
 		if !strings.Contains(errb.String(), "  "+f+" ") && !strings.Contains(errb.String(), "  "+f+"\n") {
 			t.Errorf("serve -h does not list %s:\n%s", f, errb.String())
 		}
@@ -99,6 +100,10 @@ func TestServeFlagsHelpAndErrors(t *testing.T) {
 		{[]string{"-peer-ack-on-delivery", "r.example/rmp"}, `invalid value "r.example/rmp" for flag -peer-ack-on-delivery`},
 		{[]string{"-poll-interval-max", "1s"}, "-poll-interval-max (1s) must not be below -poll-interval (10s)"},
 		{[]string{"-late-fault-margin", "0s"}, "-late-fault-margin must be positive"},
+		// Refused before anything listens: no non-loopback socket is opened.
+		{[]string{"-listen", "0.0.0.0:0"}, "the admin API (/v1/*, /metrics) would be reachable on 0.0.0.0:0 (-listen) without a token: set -admin-token-file FILE"},
+		{[]string{"-admin-listen", ":0"}, "(-admin-listen) without a token"},
+		{[]string{"-tls-client-auth", "require"}, "-tls-client-auth require needs -tls-client-ca"},
 	} {
 		var out, errb bytes.Buffer
 		got := run(append(append([]string{"serve"}, c.args...), "-data", dir), &out, &errb)

@@ -47,22 +47,39 @@ func serve(args []string, stderr io.Writer, started func(*gateway.Server) (stop 
 		fmt.Fprintf(stderr, "wsrkit serve: %v\n", err)
 		return 1
 	}
-	log.Info("wsrkit gateway listening", "url", srv.URL(), "data", cfg.DataDir, "store", cfg.Store, "fakeClock", cfg.FakeClock)
+	attrs := []any{"url", srv.URL(), "data", cfg.DataDir, "store", cfg.Store, "fakeClock", cfg.FakeClock}
+	if a := srv.AdminURL(); a != "" {
+		attrs = append(attrs, "admin", a)
+	}
+	log.Info("wsrkit gateway listening", attrs...)
+	// SIGHUP re-reads the certificates, keys, CAs and the admin token.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	var stop <-chan struct{}
 	if started != nil {
 		stop = started(srv)
 	}
 	status, lost := 0, false
-	select {
-	case <-ctx.Done():
-	case <-stop:
-	case err := <-srv.Done():
-		fmt.Fprintf(stderr, "wsrkit serve: %v\n", err)
-		status = 1
-	case err := <-srv.Lost():
-		// Another instance may own the state now: stop at once (D8 fencing).
-		fmt.Fprintf(stderr, "wsrkit serve: stopping: %v\n", err)
-		status, lost = 1, true
+wait:
+	for {
+		select {
+		case <-hup:
+			srv.ReloadAndLog("SIGHUP")
+		case <-ctx.Done():
+			break wait
+		case <-stop:
+			break wait
+		case err := <-srv.Done():
+			fmt.Fprintf(stderr, "wsrkit serve: %v\n", err)
+			status = 1
+			break wait
+		case err := <-srv.Lost():
+			// Another instance may own the state now: stop at once (D8 fencing).
+			fmt.Fprintf(stderr, "wsrkit serve: stopping: %v\n", err)
+			status, lost = 1, true
+			break wait
+		}
 	}
 	sctx, scancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer scancel()

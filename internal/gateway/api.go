@@ -8,23 +8,45 @@ import (
 	"github.com/wsrkit/wsrkit/rmp"
 )
 
-// routes wires the HTTP API (README "HTTP API").
+// routes wires the HTTP API (README "HTTP API"): the public routes, which
+// partners and SOAP clients use, and the admin routes, guarded by the
+// -admin-token-file token. One listener serves both unless -admin-listen
+// gives the admin routes their own (adminMux).
 func (g *Gateway) routes() {
-	m := http.NewServeMux()
+	g.mux = http.NewServeMux()
+	g.publicRoutes(g.mux)
+	g.adminRoutes(g.mux)
+	if g.cfg.AdminListen != "" {
+		g.publicMux = http.NewServeMux()
+		g.publicRoutes(g.publicMux)
+		g.adminMux = http.NewServeMux()
+		g.adminRoutes(g.adminMux)
+		g.adminMux.Handle("GET /healthz", g.admin(http.HandlerFunc(g.handleHealth)))
+	}
+}
+
+func (g *Gateway) publicRoutes(m *http.ServeMux) {
 	m.Handle("/rmp", g.limit(http.HandlerFunc(g.handleRMP)))
-	m.HandleFunc("POST /v1/messages", g.limitFunc(g.handleSubmit))
 	m.HandleFunc("POST /soap/{name}", g.limitFunc(g.handleRoute))
-	m.HandleFunc("GET /v1/messages/{id}", g.handleMessage)
-	m.HandleFunc("GET /v1/inbox", g.handleInbox)
-	m.HandleFunc("DELETE /v1/inbox/{id}", g.handleInboxDelete)
-	m.HandleFunc("GET /v1/groups", g.handleGroups)
-	m.HandleFunc("GET /v1/groups/{groupId}", g.handleGroup)
-	m.HandleFunc("DELETE /v1/groups/{groupId}", g.handleGroupDelete)
-	m.HandleFunc("GET /v1/clock", g.handleClockGet)
-	m.HandleFunc("POST /v1/clock", g.limitFunc(g.handleClockPost))
-	m.HandleFunc("GET /metrics", g.handleMetrics)
 	m.HandleFunc("GET /healthz", g.handleHealth)
-	g.mux = m
+}
+
+func (g *Gateway) adminRoutes(m *http.ServeMux) {
+	h := func(pattern string, f http.HandlerFunc) { m.Handle(pattern, g.admin(f)) }
+	h("POST /v1/messages", g.limitFunc(g.handleSubmit))
+	h("GET /v1/messages/{id}", g.handleMessage)
+	h("GET /v1/inbox", g.handleInbox)
+	h("DELETE /v1/inbox/{id}", g.handleInboxDelete)
+	h("GET /v1/groups", g.handleGroups)
+	h("GET /v1/groups/{groupId}", g.handleGroup)
+	h("DELETE /v1/groups/{groupId}", g.handleGroupDelete)
+	h("GET /v1/clock", g.handleClockGet)
+	h("POST /v1/clock", g.limitFunc(g.handleClockPost))
+	if g.cfg.MetricsPublic {
+		m.HandleFunc("GET /metrics", g.handleMetrics)
+	} else {
+		h("GET /metrics", g.handleMetrics)
+	}
 }
 
 // limit bounds every request body by -max-body; the node answers 413 for

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -85,14 +84,7 @@ func startSender(t *testing.T) *Server {
 
 func postJSON(t *testing.T, url string, in, out any) int {
 	t.Helper()
-	b, _ := json.Marshal(in)
-	resp, err := http.Post(url, "application/json", bytes.NewReader(b))
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	if out != nil {
-		json.NewDecoder(resp.Body).Decode(out)
-	}
-	return resp.StatusCode
+	return postJSONWith(t, http.DefaultClient, url, in, out)
 }
 
 func getJSON(url string, out any) int {

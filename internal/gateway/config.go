@@ -117,6 +117,25 @@ type Config struct {
 	// message that arrived out of order waits for its delivery, so that its
 	// business response rides on it (R73); 0 answers with the ack at once.
 	AwaitHeldResponse time.Duration
+
+	// TLS on the listener (README "Deploying on a network"): PEM files,
+	// re-read on SIGHUP and when they change. TLSClientAuth is none,
+	// request or require ("" = require with TLSClientCA, else none); the
+	// verified client identity is the peer identity (rmp.Peer).
+	TLSCert, TLSKey string
+	TLSClientCA     string
+	TLSClientAuth   string
+	// Outbound TLS for every client: PeerCA replaces the system roots,
+	// PeerCert/PeerKey is the client certificate presented.
+	PeerCA, PeerCert, PeerKey string
+	// AdminListen, when set, serves /v1/*, /metrics and /healthz on their
+	// own listener; the main one keeps /rmp, /soap/* and /healthz.
+	AdminListen string
+	// AdminTokenFile holds the bearer token every admin request needs;
+	// MetricsPublic exempts /metrics. Without a token the admin API must
+	// be on loopback only (Validate).
+	AdminTokenFile string
+	MetricsPublic  bool
 }
 
 // DefaultConfig returns the defaults of `wsrkit serve`.
@@ -230,6 +249,16 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var((*routes)(&c.Routes), "route", "NAME=URL (repeatable): POST /soap/NAME sends a plain SOAP request reliably to the WS-R endpoint URL and answers with its business response")
 	fs.DurationVar(&c.AwaitHeldResponse, "await-held-response", c.AwaitHeldResponse, "how long the answer to a Response-pattern message held out of order waits for its delivery's business response (R73); 0 acknowledges at once")
 	fs.IntVar(&c.DeliverConcurrency, "deliver-concurrency", c.DeliverConcurrency, "deliveries POSTed to -deliver at once; one group's messages always go one at a time, in order")
+	fs.StringVar(&c.TLSCert, "tls-cert", c.TLSCert, "PEM certificate (chain) of the listener: serve HTTPS, TLS 1.2+; re-read on SIGHUP and when the file changes")
+	fs.StringVar(&c.TLSKey, "tls-key", c.TLSKey, "PEM private key of -tls-cert")
+	fs.StringVar(&c.TLSClientCA, "tls-client-ca", c.TLSClientCA, "PEM CA certificates that sign partners' client certificates (mutual TLS)")
+	fs.StringVar(&c.TLSClientAuth, "tls-client-auth", c.TLSClientAuth, "client certificates: none, request (verified when presented) or require (default require with -tls-client-ca, else none)")
+	fs.StringVar(&c.PeerCA, "peer-ca", c.PeerCA, "PEM CA certificates trusted for https:// peers, -deliver, -notify and -route URLs (default the system roots)")
+	fs.StringVar(&c.PeerCert, "peer-cert", c.PeerCert, "PEM client certificate presented to https:// peers (mutual TLS)")
+	fs.StringVar(&c.PeerKey, "peer-key", c.PeerKey, "PEM private key of -peer-cert")
+	fs.StringVar(&c.AdminListen, "admin-listen", c.AdminListen, "serve /v1/*, /metrics and /healthz on this address instead; -listen then serves only /rmp, /soap/* and /healthz")
+	fs.StringVar(&c.AdminTokenFile, "admin-token-file", c.AdminTokenFile, "file holding the token every admin request must send as Authorization: Bearer <token> (re-read on SIGHUP)")
+	fs.BoolVar(&c.MetricsPublic, "metrics-public", c.MetricsPublic, "serve /metrics without the admin token")
 	fs.DurationVar(&c.RouteTimeout, "route-timeout", c.RouteTimeout, "how long a -route client waits for the acknowledgement before a SOAP Fault (HTTP 504); the message is still resent")
 }
 
@@ -373,6 +402,7 @@ func (c *Config) Validate() error {
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("-data must not be empty"))
 	}
+	errs = append(errs, c.validateSecurity()...)
 	switch c.Store {
 	case StorePebble:
 	case StoreEtcd:
@@ -398,6 +428,59 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("-store must be pebble or etcd, got %q", c.Store))
 	}
 	return errors.Join(errs...)
+}
+
+// validateSecurity checks the TLS and admin flags. Secure by default: an
+// admin API reachable beyond loopback without a token refuses to start.
+func (c *Config) validateSecurity() []error {
+	var errs []error
+	pair := func(a, b, an, bn string) {
+		if (a == "") != (b == "") {
+			errs = append(errs, fmt.Errorf("-%s and -%s go together", an, bn))
+		}
+	}
+	pair(c.TLSCert, c.TLSKey, "tls-cert", "tls-key")
+	pair(c.PeerCert, c.PeerKey, "peer-cert", "peer-key")
+	switch c.TLSClientAuth {
+	case "", ClientAuthNone:
+	case ClientAuthRequest, ClientAuthRequire:
+		if c.TLSClientCA == "" {
+			errs = append(errs, fmt.Errorf("-tls-client-auth %s needs -tls-client-ca", c.TLSClientAuth))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("-tls-client-auth must be none, request or require, got %q", c.TLSClientAuth))
+	}
+	if c.TLSClientCA != "" && c.TLSCert == "" {
+		errs = append(errs, errors.New("-tls-client-ca needs -tls-cert and -tls-key"))
+	}
+	if c.AdminListen != "" && c.Store == StoreEtcd {
+		errs = append(errs, errors.New("-admin-listen is not available with -store etcd: instances forward admin requests to each other's -advertise-url"))
+	}
+	if c.AdminTokenFile == "" {
+		addr, name := c.Listen, "-listen"
+		if c.AdminListen != "" {
+			addr, name = c.AdminListen, "-admin-listen"
+		}
+		if !loopbackOnly(addr) {
+			errs = append(errs, fmt.Errorf("the admin API (/v1/*, /metrics) would be reachable on %s (%s) without a token: set -admin-token-file FILE, or -admin-listen 127.0.0.1:PORT", addr, name))
+		}
+	}
+	return errs
+}
+
+// loopbackOnly reports whether a listen address can be reached from this
+// host only: localhost or a loopback IP. A wildcard (":8080", "0.0.0.0")
+// or any other name counts as reachable from the network.
+func loopbackOnly(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // byteSize is a flag.Value of bytes with an optional KiB/MiB/GiB suffix.

@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -68,8 +69,12 @@ type Gateway struct {
 	forward  *http.Client
 	forwards atomic.Uint64   // requests forwarded to another instance
 	bodies   *rmp.BodyBudget // -max-inflight-bytes, shared by every node and handler
-	mux      *http.ServeMux
-	clockMu  sync.Mutex // serialises fake clock moves
+	mux      *http.ServeMux  // the whole API, on one listener
+	// With -admin-listen: the public routes and the admin routes apart.
+	publicMux, adminMux *http.ServeMux
+	token               *adminToken // nil without -admin-token-file
+	peerTLS             *peerTLS
+	clockMu             sync.Mutex // serialises fake clock moves
 }
 
 // Layout of the data directory.
@@ -102,17 +107,27 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
+	ptls, err := newPeerTLS(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	var token *adminToken
+	if cfg.AdminTokenFile != "" {
+		if token, err = loadAdminToken(cfg.AdminTokenFile); err != nil {
+			return nil, err
+		}
+	}
 	if opts.Client == nil {
-		opts.Client = operatorClient(30 * time.Second)
+		opts.Client = operatorClient(30*time.Second, ptls.config)
 	}
 	if opts.Transport == nil {
-		opts.Transport = rmp.NewHTTPTransport(rmp.HTTPTransportConfig{MaxResponseBytes: cfg.MaxBody})
+		opts.Transport = rmp.NewHTTPTransport(rmp.HTTPTransportConfig{MaxResponseBytes: cfg.MaxBody, TLS: ptls.config})
 	}
 	if opts.Context == nil {
 		opts.Context = context.Background()
 	}
-	g := &Gateway{cfg: cfg, inst: inst, clk: rmp.RealClock(), opts: opts,
-		forward: operatorClient(cfg.ForwardTimeout), bodies: rmp.NewBodyBudget(cfg.MaxInflightBytes)}
+	g := &Gateway{cfg: cfg, inst: inst, clk: rmp.RealClock(), opts: opts, token: token, peerTLS: ptls,
+		forward: operatorClient(cfg.ForwardTimeout, ptls.config), bodies: rmp.NewBodyBudget(cfg.MaxInflightBytes)}
 	if cfg.FakeClock {
 		start := cfg.FakeClockStart
 		if start.IsZero() {
@@ -207,9 +222,10 @@ func (g *Gateway) dropShard(shard int, cluster string) {
 
 // operatorClient POSTs to the operator's own URLs (-deliver, -notify, the
 // other instances): bounded like RMP traffic (timeouts, idle pool, no
-// redirects), and with concurrency for every shard's delivery workers.
-func operatorClient(timeout time.Duration) *http.Client {
-	return rmp.NewHTTPClient(rmp.HTTPTransportConfig{Timeout: timeout, MaxPerDestination: 64})
+// redirects), and with concurrency for every shard's delivery workers;
+// https:// under the -peer-ca/-peer-cert configuration (nil: Go's).
+func operatorClient(timeout time.Duration, tc *tls.Config) *http.Client {
+	return rmp.NewHTTPClient(rmp.HTTPTransportConfig{Timeout: timeout, MaxPerDestination: 64, TLS: tc})
 }
 
 // engineConfig turns the flags into the Engine's configuration.
@@ -311,8 +327,40 @@ func instanceID(path string) (string, error) {
 	return id, nil
 }
 
-// Handler returns the gateway's HTTP API.
+// Handler returns the gateway's HTTP API: every route, the admin ones
+// guarded by the -admin-token-file token.
 func (g *Gateway) Handler() http.Handler { return g.mux }
+
+// PublicHandler returns what the main listener serves: with -admin-listen
+// only /rmp, /soap/* and /healthz, else Handler.
+func (g *Gateway) PublicHandler() http.Handler {
+	if g.publicMux != nil {
+		return g.publicMux
+	}
+	return g.mux
+}
+
+// AdminHandler returns the -admin-listen listener's routes (/v1/*,
+// /metrics, /healthz); nil without -admin-listen.
+func (g *Gateway) AdminHandler() http.Handler {
+	if g.adminMux == nil {
+		return nil
+	}
+	return g.adminMux
+}
+
+// Reload re-reads the admin token and the outbound client certificate
+// (SIGHUP); on an error the old ones stay in force.
+func (g *Gateway) Reload() error {
+	var errs []error
+	if g.token != nil {
+		errs = append(errs, g.token.reload())
+	}
+	if g.peerTLS.cert != nil {
+		errs = append(errs, g.peerTLS.cert.reload())
+	}
+	return errors.Join(errs...)
+}
 
 // Node returns the node of -store pebble; nil with -store etcd (Shards).
 func (g *Gateway) Node() *rmp.Node { return g.single }

@@ -94,7 +94,7 @@ func (g *Gateway) forwardTo(ctx context.Context, r *http.Request, body []byte, b
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	for _, k := range []string{"Content-Type", "SOAPAction", "Accept"} {
+	for _, k := range []string{"Content-Type", "SOAPAction", "Accept", "Authorization"} {
 		if v := r.Header.Get(k); v != "" {
 			req.Header.Set(k, v)
 		}

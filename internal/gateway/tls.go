@@ -1,0 +1,207 @@
+package gateway
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+)
+
+// Client authentication modes of -tls-client-auth.
+const (
+	ClientAuthNone    = "none"
+	ClientAuthRequest = "request" // verified when presented
+	ClientAuthRequire = "require"
+)
+
+// keyPair is a certificate and key read from PEM files, replaced on reload
+// while handshakes go on with the one they took (no connection drops).
+type keyPair struct {
+	certFile, keyFile string
+	cur               atomic.Pointer[tls.Certificate]
+	mu                sync.Mutex
+	stamp             string // the files' size and mtime at the last load
+}
+
+func loadKeyPair(certFile, keyFile string) (*keyPair, error) {
+	k := &keyPair{certFile: certFile, keyFile: keyFile}
+	if err := k.reload(); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// reload reads the files again; on an error the old pair stays in use.
+func (k *keyPair) reload() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.stamp = filesStamp(k.certFile, k.keyFile)
+	c, err := tls.LoadX509KeyPair(k.certFile, k.keyFile)
+	if err != nil {
+		return fmt.Errorf("loading %s and %s: %w", k.certFile, k.keyFile, err)
+	}
+	k.cur.Store(&c)
+	return nil
+}
+
+// changed reports whether the files differ from the last load.
+func (k *keyPair) changed() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return filesStamp(k.certFile, k.keyFile) != k.stamp
+}
+
+func (k *keyPair) getCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	return k.cur.Load(), nil
+}
+
+func (k *keyPair) getClientCertificate(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+	return k.cur.Load(), nil
+}
+
+// filesStamp names the size and modification time of each file, so that
+// a poll can see them change without reading them.
+func filesStamp(files ...string) string {
+	s := ""
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil {
+			s += fmt.Sprintf("%d/%d;", fi.Size(), fi.ModTime().UnixNano())
+		} else {
+			s += "missing;"
+		}
+	}
+	return s
+}
+
+// loadPool reads a PEM bundle of CA certificates.
+func loadPool(file string) (*x509.CertPool, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	p := x509.NewCertPool()
+	if !p.AppendCertsFromPEM(b) {
+		return nil, fmt.Errorf("%s holds no PEM certificate", file)
+	}
+	return p, nil
+}
+
+// serverTLS is the listener's TLS configuration (-tls-cert, -tls-key,
+// -tls-client-ca, -tls-client-auth): TLS 1.2 or later with Go's default
+// suites; the certificate and the client CAs are re-read by reload.
+type serverTLS struct {
+	cert   *keyPair
+	caFile string
+	auth   tls.ClientAuthType
+	base   *tls.Config
+	withCA atomic.Pointer[tls.Config] // base with the current client CAs
+	mu     sync.Mutex
+	caSeen string
+}
+
+func newServerTLS(c *Config) (*serverTLS, error) {
+	k, err := loadKeyPair(c.TLSCert, c.TLSKey)
+	if err != nil {
+		return nil, fmt.Errorf("-tls-cert/-tls-key: %w", err)
+	}
+	s := &serverTLS{cert: k, caFile: c.TLSClientCA, auth: clientAuthType(c)}
+	s.base = &tls.Config{
+		MinVersion:     tls.VersionTLS12,
+		GetCertificate: k.getCertificate,
+		ClientAuth:     s.auth,
+		NextProtos:     []string{"h2", "http/1.1"},
+	}
+	if s.caFile != "" {
+		if err := s.reloadCA(); err != nil {
+			return nil, err
+		}
+		s.base.GetConfigForClient = func(*tls.ClientHelloInfo) (*tls.Config, error) { return s.withCA.Load(), nil }
+	}
+	return s, nil
+}
+
+// clientAuthType maps -tls-client-auth; "" is require with -tls-client-ca,
+// else none. request verifies a certificate when one is presented: an
+// unverified identity is never handed to the engine.
+func clientAuthType(c *Config) tls.ClientAuthType {
+	switch c.TLSClientAuth {
+	case ClientAuthRequire:
+		return tls.RequireAndVerifyClientCert
+	case ClientAuthRequest:
+		return tls.VerifyClientCertIfGiven
+	case "":
+		if c.TLSClientCA != "" {
+			return tls.RequireAndVerifyClientCert
+		}
+	}
+	return tls.NoClientCert
+}
+
+func (s *serverTLS) reloadCA() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.caSeen = filesStamp(s.caFile)
+	p, err := loadPool(s.caFile)
+	if err != nil {
+		return fmt.Errorf("-tls-client-ca: %w", err)
+	}
+	c := s.base.Clone()
+	c.ClientCAs = p
+	c.GetConfigForClient = nil
+	s.withCA.Store(c)
+	return nil
+}
+
+func (s *serverTLS) reload() error {
+	err := s.cert.reload()
+	if s.caFile != "" {
+		err = errors.Join(err, s.reloadCA())
+	}
+	return err
+}
+
+func (s *serverTLS) changed() bool {
+	if s.cert.changed() {
+		return true
+	}
+	if s.caFile == "" {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return filesStamp(s.caFile) != s.caSeen
+}
+
+// peerTLS is the outbound TLS configuration (-peer-ca, -peer-cert,
+// -peer-key) of every client: peer sends, RM-Replies, polls, -deliver,
+// -notify, -route targets and forwarding. nil config: Go's defaults.
+type peerTLS struct {
+	cert   *keyPair // nil without -peer-cert
+	config *tls.Config
+}
+
+func newPeerTLS(c *Config) (*peerTLS, error) {
+	if c.PeerCA == "" && c.PeerCert == "" {
+		return &peerTLS{}, nil
+	}
+	p := &peerTLS{config: &tls.Config{MinVersion: tls.VersionTLS12}}
+	if c.PeerCA != "" {
+		pool, err := loadPool(c.PeerCA)
+		if err != nil {
+			return nil, fmt.Errorf("-peer-ca: %w", err)
+		}
+		p.config.RootCAs = pool
+	}
+	if c.PeerCert != "" {
+		k, err := loadKeyPair(c.PeerCert, c.PeerKey)
+		if err != nil {
+			return nil, fmt.Errorf("-peer-cert/-peer-key: %w", err)
+		}
+		p.cert = k
+		p.config.GetClientCertificate = k.getClientCertificate
+	}
+	return p, nil
+}
