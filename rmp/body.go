@@ -225,12 +225,13 @@ func (b *Body) read(src io.Reader, hint, limit int64) ([]byte, error) {
 			return nil, err
 		}
 		if len(buf) == cap(buf) {
-			next := min(2*int64(cap(buf)), limit+1)
-			if !b.grow(next - int64(cap(buf))) {
+			// Both buffers are held while one is copied into the other.
+			old, next := int64(cap(buf)), min(2*int64(cap(buf)), limit+1)
+			if !b.grow(next) {
 				return nil, budgetSpent()
 			}
-			// The budget holds the current buffer; the old one is garbage.
 			buf = append(make([]byte, 0, next), buf...)
+			b.shrink(old)
 		}
 	}
 }
@@ -245,6 +246,14 @@ func (b *Body) grow(n int64) bool {
 	}
 	b.held += n
 	return true
+}
+
+// shrink gives n bytes of the body back.
+func (b *Body) shrink(n int64) {
+	if b.budget != nil {
+		b.budget.release(n)
+		b.held -= n
+	}
 }
 
 func tooLarge(limit int64) *BodyError {

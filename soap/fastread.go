@@ -39,6 +39,7 @@ type fastReader struct {
 	i                  int
 	maxDepth, maxAttrs int
 	maxElems, elems    int           // elements, comments and CDATA sections read so far
+	boundBy            boundPrefix   // bound's cache
 	scratch            []byte        // decoded text
 	attrs              []pendingAttr // of the start tag being read
 	kids               []etree.Token // children of the open elements, innermost last
@@ -256,41 +257,72 @@ func (r *fastReader) count() bool {
 }
 
 // bound reports whether the start tag being read may use prefix: it is
-// "", "xml", or declared by the tag itself or the nearest open element
-// that declares it (the open elements' attributes are the scope: no
-// state of its own, so no allocation).
-func (r *fastReader) bound(prefix string) bool {
+// "", "xml", or declared by the tag itself (when it declares any) or by
+// an open element (the open elements' attributes are the scope: no state
+// but a one-entry cache, so no allocation).
+func (r *fastReader) bound(prefix string, declares bool) bool {
 	if prefix == "" || prefix == "xml" {
 		return true
 	}
-	for _, a := range r.attrs {
-		if a.space == "xmlns" && a.key == prefix {
-			return a.value != ""
+	if declares {
+		for _, a := range r.attrs {
+			if a.space == "xmlns" && a.key == prefix {
+				return true
+			}
 		}
+	}
+	// An envelope's names use a prefix or two declared on the Envelope:
+	// remember the open element that declared the last one found.
+	if c := &r.boundBy; c.prefix == prefix && c.depth < len(r.open) && r.open[c.depth].el == c.el {
+		return true
 	}
 	for i := len(r.open) - 1; i >= 0; i-- {
 		for _, a := range r.open[i].el.Attr {
 			if a.Space == "xmlns" && a.Key == prefix {
-				return true // checked non-empty when its tag was read
+				// Declarations are checked non-empty when read, so any
+				// open one binds the prefix.
+				r.boundBy = boundPrefix{prefix, r.open[i].el, i}
+				return true
 			}
 		}
 	}
 	return false
 }
 
-// namesBound checks the prefixes of the start tag being read (its name
-// space, its attributes' and its declarations); etree's reader is left to
-// refuse an unbound one by name.
+// namesBound checks the prefixes of the start tag being read (its name's,
+// its attributes'; no declaration may be empty); etree's reader is left
+// to refuse an unbound one by name. The parent's prefix, already checked
+// and still in scope, is the common case and costs a comparison.
 func (r *fastReader) namesBound(space string) bool {
-	if !r.bound(space) {
+	parent := ""
+	if n := len(r.open); n > 0 {
+		parent = r.open[n-1].el.Space
+	}
+	declares := false
+	for i := range r.attrs {
+		if a := &r.attrs[i]; a.space == "xmlns" {
+			if a.value == "" {
+				return false
+			}
+			declares = true
+		}
+	}
+	if space != parent && !r.bound(space, declares) {
 		return false
 	}
-	for _, a := range r.attrs {
-		if a.space == "xmlns" && a.value == "" || a.space != "xmlns" && !r.bound(a.space) {
+	for i := range r.attrs {
+		if a := &r.attrs[i]; a.space != "" && a.space != space && a.space != parent && a.space != "xmlns" && !r.bound(a.space, declares) {
 			return false
 		}
 	}
 	return true
+}
+
+// boundPrefix is a prefix found declared by el, open at depth.
+type boundPrefix struct {
+	prefix string
+	el     *etree.Element
+	depth  int
 }
 
 // adopt makes kids the children of el, in a slice of their exact size

@@ -85,10 +85,15 @@ func TestServeReadsBodiesSafely(t *testing.T) {
 // 503 with Retry-After; once it is answered the budget is free again.
 func TestServeInflightBudget(t *testing.T) {
 	s := startServe(t, "-data", t.TempDir(), "-max-body", "16KiB", "-max-inflight-bytes", "20KiB")
+	// A slow /rmp body of 12 KiB announced: its buffer (12 KiB+1) is
+	// reserved when reading starts.
+	env := envelope(false, "mid:slow@test", -1, false, time.Now().Add(time.Hour), "<m/>")
+	pad := bytes.Repeat([]byte(" "), 12<<10-len(env)) // white space before the root
 	pr, pw := io.Pipe()
 	slow := make(chan int, 1)
 	go func() {
 		req, _ := http.NewRequest(http.MethodPost, s.URL()+"/rmp", pr)
+		req.ContentLength = int64(len(pad) + len(env))
 		req.Header.Set("Content-Type", "text/xml; charset=utf-8")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -98,8 +103,7 @@ func TestServeInflightBudget(t *testing.T) {
 		resp.Body.Close()
 		slow <- resp.StatusCode
 	}()
-	// 9 KiB read so far: its buffer has doubled to 16 KiB+1.
-	_, err := pw.Write(bytes.Repeat([]byte(" "), 9<<10))
+	_, err := pw.Write(pad[:1])
 	require.NoError(t, err)
 	in, _ := json.Marshal(map[string]any{"to": "http://127.0.0.1:1/rmp", "body": "<m>" + strings.Repeat("x", 8<<10) + "</m>"})
 	deadline := time.Now().Add(10 * time.Second)
@@ -117,7 +121,8 @@ func TestServeInflightBudget(t *testing.T) {
 		map[string]string{"Content-Type": "text/xml; charset=utf-8"})
 	require.Equal(t, 503, st)
 	require.Equal(t, "1", hdr.Get("Retry-After"))
-	pw.Write(envelope(false, "mid:slow@test", -1, false, time.Now().Add(time.Hour), "<m/>"))
+	pw.Write(pad[1:])
+	pw.Write(env)
 	pw.Close()
 	require.Equal(t, 200, <-slow)
 	st, _, answer := post(t, s.URL()+"/v1/messages", bytes.NewReader(in), nil)
