@@ -79,10 +79,10 @@ func Start(cfg Config, opts Options) (*Server, error) {
 	s.http = s.httpServer(g.PublicHandler())
 	// Beyond -max-conns new connections wait in the kernel's backlog
 	// until one closes: the timeouts above bound how long that is.
-	go func() { s.done <- s.http.Serve(s.wrap(ln)) }()
+	go func() { s.done <- s.http.Serve(s.wrap(ln, false)) }()
 	if s.adminLn != nil {
 		s.adminHTTP = s.httpServer(g.AdminHandler())
-		go func() { s.done <- s.adminHTTP.Serve(s.wrap(s.adminLn)) }()
+		go func() { s.done <- s.adminHTTP.Serve(s.wrap(s.adminLn, true)) }()
 	}
 	if s.tls != nil || g.peerTLS.cert != nil || g.token != nil {
 		go s.watch()
@@ -105,9 +105,15 @@ func (s *Server) httpServer(h http.Handler) *http.Server {
 
 // wrap bounds a listener by -max-conns and puts TLS on it (the handshake
 // happens on the connection's own goroutine, within the header timeout).
-func (s *Server) wrap(ln net.Listener) net.Listener {
+// The admin listener asks for no client certificate: partners' CA need not
+// sign operators, whom the admin token authenticates.
+func (s *Server) wrap(ln net.Listener, admin bool) net.Listener {
 	ln = netutil.LimitListener(ln, s.cfg.MaxConns)
-	if s.tls != nil {
+	switch {
+	case s.tls == nil:
+	case admin:
+		ln = tls.NewListener(ln, s.tls.admin)
+	default:
 		ln = tls.NewListener(ln, s.tls.base)
 	}
 	return ln

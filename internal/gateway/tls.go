@@ -97,6 +97,7 @@ type serverTLS struct {
 	caFile string
 	auth   tls.ClientAuthType
 	base   *tls.Config
+	admin  *tls.Config // -admin-listen: the same certificate, no client certificates
 	withCA atomic.Pointer[tls.Config] // base with the current client CAs
 	mu     sync.Mutex
 	caSeen string
@@ -114,6 +115,8 @@ func newServerTLS(c *Config) (*serverTLS, error) {
 		ClientAuth:     s.auth,
 		NextProtos:     []string{"h2", "http/1.1"},
 	}
+	s.admin = s.base.Clone()
+	s.admin.ClientAuth = tls.NoClientCert
 	if s.caFile != "" {
 		if err := s.reloadCA(); err != nil {
 			return nil, err

@@ -295,3 +295,24 @@ func postJSONWith(t *testing.T, cl *http.Client, url string, in, out any) int {
 }
 
 func writeFile(path, content string) error { return os.WriteFile(path, []byte(content), 0o600) }
+
+// TestAdminListenerOverTLS: under mutual TLS the -admin-listen listener
+// serves the same certificate but asks no client certificate (the token
+// authenticates operators); the public one still requires one.
+func TestAdminListenerOverTLS(t *testing.T) {
+	p := newPKI(t)
+	const tok = "admin-over-tls"
+	s := startLocal(t, func(c *Config) {
+		p.mtlsConfig(t, "gw", ClientAuthRequire)(c)
+		c.AdminListen, c.AdminTokenFile = "127.0.0.1:0", tokenFile(t, tok)
+	})
+	require.True(t, strings.HasPrefix(s.AdminURL(), "https://"), s.AdminURL())
+	req, _ := http.NewRequest("GET", s.AdminURL()+"/v1/groups", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := tlsClient(p.ca, nil).Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode)
+	_, err = tlsClient(p.ca, nil).Get(s.URL() + "/healthz")
+	require.Error(t, err, "the public listener requires a client certificate")
+}
