@@ -97,7 +97,7 @@ type serverTLS struct {
 	caFile string
 	auth   tls.ClientAuthType
 	base   *tls.Config
-	admin  *tls.Config // -admin-listen: the same certificate, no client certificates
+	admin  *tls.Config                // -admin-listen: the same certificate, no client certificates
 	withCA atomic.Pointer[tls.Config] // base with the current client CAs
 	mu     sync.Mutex
 	caSeen string
