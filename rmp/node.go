@@ -21,7 +21,12 @@ import (
 // Consumer receives delivered messages. Deliver returns once the message is
 // taken (responsibility transferred, R92); an error means "retry later"
 // (D8). A non-nil response is the business response of a request-response
-// operation, cached for duplicates under the Response pattern (D18, R45).
+// operation, cached for duplicates under the Response pattern (D18, R45):
+// the SOAP Body content to answer with. A business fault is a response too
+// — return the SOAP Fault element (nil error): the message is taken, and
+// the answer carries the Fault with the fault HTTP status
+// (soap.BusinessStatus). Delivery.Action is the action the message was
+// sent with, for a consumer that dispatches on it.
 //
 // After a crash between Deliver returning and the hand-off being recorded,
 // the message is delivered again: Deliver must be idempotent on
