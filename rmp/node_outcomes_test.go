@@ -69,6 +69,9 @@ func TestNodeOutcomeBatches(t *testing.T) {
 		Outcomes: gatedBatch{gate: gate, h: held}})
 	require.NoError(t, err)
 	defer sn.Close(ctx)
+	var open sync.Once
+	release := func() { open.Do(func() { close(gate) }) }
+	defer release() // before Close: a failed check must not leave the loop stuck
 	const n = 5
 	for i := range n {
 		sub := submission("", i, false)
@@ -76,9 +79,9 @@ func TestNodeOutcomeBatches(t *testing.T) {
 		_, err := sn.Submit(ctx, sub)
 		require.NoError(t, err)
 	}
-	require.Eventually(t, func() bool { return len(sn.notifyQ) >= n-1 }, 10*time.Second, time.Millisecond)
-	close(gate)
-	require.Eventually(t, func() bool { _, got := h.snapshot(); return len(got) == n }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return len(sn.notifyQ) >= n-1 }, time.Minute, time.Millisecond)
+	release()
+	require.Eventually(t, func() bool { _, got := h.snapshot(); return len(got) == n }, time.Minute, time.Millisecond)
 	calls, handled := h.snapshot()
 	// The first outcome is taken as it comes; the others waited behind it
 	// and come in one batch, whose refused part comes again, alone.

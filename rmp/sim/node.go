@@ -178,7 +178,10 @@ func (n *node) drain() {
 				continue
 			}
 			delete(n.pending, a.Token)
-			if a.Await != nil {
+			// An answer whose delivery comes in a later Ready (AwaitLater)
+			// is sent as it is: this driver does not park it (a Node with a
+			// negative AwaitDelivery), so the ack's timing is unchanged.
+			if a.Await != nil && !a.AwaitLater {
 				n.hold(r, a)
 				continue
 			}
