@@ -31,6 +31,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"slices"
 	"strconv"
@@ -403,7 +404,8 @@ func newE2ERig(b *testing.B, kind string, groups int, outcomes rmp.OutcomeHandle
 	r.url = srv.URL
 	// One connection per group; the default 16 would cap the 64-group run
 	// at 16 messages in flight.
-	r.polls = &pollCounter{next: rmp.NewHTTPTransport(rmp.HTTPTransportConfig{MaxPerDestination: max(16, groups)})}
+	r.polls = &pollCounter{next: rmp.NewHTTPTransport(rmp.HTTPTransportConfig{MaxPerDestination: max(16, groups),
+		Outbound: &rmp.OutboundPolicy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}})}
 	cfg := rmp.NodeConfig{Store: r.sst, Outcomes: outcomes, Transport: r.polls}
 	cfg.Engine.Sender.InstanceID = "bench"
 	if set != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -72,6 +73,8 @@ func ExampleNode_Submit() {
 	outcomes := make(chan sender.Outcome, 1)
 	cfg := rmp.NodeConfig{
 		Store: memstore.New(memstore.Options{}),
+		// The default policy calls public addresses only.
+		Outbound: rmp.OutboundPolicy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}},
 		Outcomes: rmp.OutcomeFunc(func(_ context.Context, o sender.Outcome) error {
 			outcomes <- o
 			return nil

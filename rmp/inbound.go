@@ -3,6 +3,7 @@ package rmp
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/wsrkit/wsrkit/faults"
@@ -24,6 +25,8 @@ type Inbound struct {
 	payloadErr error
 	action     string // stored and delivered with the message
 	peer       Peer   // the sender's verified identity (mutual TLS)
+	// The ReplyTo URLs the driver's OutboundPolicy refuses (CheckOutbound).
+	replyToRefused, pollReplyToRefused bool
 }
 
 // Peer is the verified identity of the request's sender (mutual TLS); the
@@ -71,6 +74,29 @@ func parseInbound(contentType, soapAction string, body []byte, opts soap.ParseOp
 		in.payload, in.payloadErr = in.env.WithoutWSRM()
 	}
 	return in
+}
+
+// CheckOutbound marks the ReplyTo URLs of the request (its message's and
+// its PollRequest's) that p refuses, so that the engine refuses them
+// (InvalidReplyPattern, InvalidPollRequest) and never calls them. A URL
+// that is not absolute http(s) is left to the receiver's own checks.
+func (in *Inbound) CheckOutbound(p *OutboundPolicy) {
+	if in.env == nil {
+		return
+	}
+	refused := func(raw string) bool {
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return false
+		}
+		return p.CheckURL(raw) != nil
+	}
+	if r := in.env.Request; r != nil && r.ReplyPattern.ReplyTo != nil {
+		in.replyToRefused = refused(r.ReplyPattern.ReplyTo.BareURI)
+	}
+	if pr := in.env.PollRequest; pr != nil && pr.ReplyTo != nil {
+		in.pollReplyToRefused = refused(pr.ReplyTo.BareURI)
+	}
 }
 
 // GroupID is the first groupId the request names: its reliable message's,
@@ -132,6 +158,13 @@ func (e *Engine) ReceiveInbound(now time.Time, token uint64, in *Inbound) {
 		}
 		m := receiverMessage(env, in.payload)
 		m.Action = in.action
+		if in.replyToRefused {
+			// Refused under Callback; under another pattern never kept.
+			m.ReplyToRefused = m.Pattern == group.ReplyCallback
+			if !m.ReplyToRefused {
+				m.ReplyTo = ""
+			}
+		}
 		rrd := e.recv.Message(now, m)
 		if rrd.SOAPFault != nil {
 			e.addReceiver(rrd)
@@ -156,7 +189,9 @@ func (e *Engine) ReceiveInbound(now time.Time, token uint64, in *Inbound) {
 	}
 	polled := false
 	if env.PollRequest != nil {
-		prd := e.recv.Poll(now, receiverPoll(env.PollRequest))
+		p := receiverPoll(env.PollRequest)
+		p.ReplyToRefused = in.pollReplyToRefused
+		prd := e.recv.Poll(now, p)
 		if prd.SOAPFault != nil {
 			e.addReceiver(prd)
 			e.soapFault(token, v, prd.SOAPFault)

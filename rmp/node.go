@@ -79,8 +79,17 @@ type NodeConfig struct {
 	Engine Config
 	// Store holds the engine's state; the Node closes it on Close.
 	Store store.Store
-	// Transport sends POSTs; default NewHTTPTransport with its defaults.
+	// Transport sends POSTs; default NewHTTPTransport with its defaults
+	// and Outbound.
 	Transport Transport
+	// Outbound decides which addresses the node calls at URLs that peers
+	// and producers chose: a refused Callback ReplyTo is answered
+	// InvalidReplyPattern, a refused PollRequest ReplyTo
+	// InvalidPollRequest, a refused submission To is ErrInvalidSubmission;
+	// the default transport also checks every dial. The zero value allows
+	// public addresses only; a loopback or private deployment lists its
+	// ranges in Allow.
+	Outbound OutboundPolicy
 	// Clock is the time source; default the real clock.
 	Clock Clock
 	// Consumer takes deliveries; default one that refuses them all, which
@@ -207,7 +216,8 @@ func Open(cfg NodeConfig) (*Node, error) {
 		return nil, errors.New("rmp: NodeConfig.Store is required")
 	}
 	if cfg.Transport == nil {
-		cfg.Transport = NewHTTPTransport(HTTPTransportConfig{})
+		pol := cfg.Outbound
+		cfg.Transport = NewHTTPTransport(HTTPTransportConfig{Outbound: &pol})
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = RealClock()
@@ -389,6 +399,11 @@ func (n *Node) Err() error {
 // Submit hands a message to the sending RMP and returns its identity once it
 // is durably stored; its outcome comes later through the OutcomeHandler.
 func (n *Node) Submit(ctx context.Context, s Submission) (sender.MessageRef, error) {
+	if s.To != "" {
+		if err := n.cfg.Outbound.CheckURL(s.To); err != nil {
+			return sender.MessageRef{}, fmt.Errorf("%w: destination: %w", sender.ErrInvalidSubmission, err)
+		}
+	}
 	type res struct {
 		ref sender.MessageRef
 		err error

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -86,8 +87,12 @@ func nodeConfig(id string, st store.Store, c *collector) NodeConfig {
 	cfg := engineConfig(id)
 	cfg.Sender.Retry = sender.RetryPolicy{Interval: 100 * time.Millisecond, Backoff: 1, MaxInterval: time.Second, MaxRetries: 50}
 	cfg.Receiver.DeliveryRetry.Initial = 50 * time.Millisecond
-	return NodeConfig{Engine: cfg, Store: st, Consumer: c, Outcomes: c}
+	return NodeConfig{Engine: cfg, Store: st, Consumer: c, Outcomes: c, Outbound: loopbackOnly}
 }
+
+// loopbackOnly lets test nodes call each other on loopback (#18: the
+// default policy refuses loopback destinations).
+var loopbackOnly = OutboundPolicy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}}
 
 func TestNodeOverLoopbackAllPatternsAndVersions(t *testing.T) {
 	// R72, R74, R77, R84: one receiver node behind an httptest server; a
@@ -242,7 +247,7 @@ func TestNodeDeferredDeliveryIsConfirmedLaterAndSurvivesRestart(t *testing.T) {
 		return nil, ErrDeferred
 	})
 	open := func() *Node {
-		n, err := Open(NodeConfig{Engine: engineConfig("r"), Store: reopenable{st}, Consumer: consumer})
+		n, err := Open(NodeConfig{Outbound: loopbackOnly, Engine: engineConfig("r"), Store: reopenable{st}, Consumer: consumer})
 		require.NoError(t, err)
 		return n
 	}
@@ -334,7 +339,7 @@ func TestNodeBusinessResponseRidesWithTheAck(t *testing.T) {
 	// duplicate gets the cached response without a second delivery.
 	delivered := 0
 	var mu sync.Mutex
-	n, err := Open(NodeConfig{Store: memstore.New(memstore.Options{}), Consumer: ConsumerFunc(
+	n, err := Open(NodeConfig{Outbound: loopbackOnly, Store: memstore.New(memstore.Options{}), Consumer: ConsumerFunc(
 		func(_ context.Context, d Delivery) ([]byte, error) {
 			mu.Lock()
 			delivered++
@@ -570,7 +575,7 @@ func TestNodeCommitDelayWhenBusy(t *testing.T) {
 // outcome of that very message.
 func TestNodeOutcomeCarriesTheBusinessResponse(t *testing.T) {
 	ctx := context.Background()
-	rn, err := Open(NodeConfig{Store: memstore.New(memstore.Options{}), Consumer: ConsumerFunc(
+	rn, err := Open(NodeConfig{Outbound: loopbackOnly, Store: memstore.New(memstore.Options{}), Consumer: ConsumerFunc(
 		func(_ context.Context, d Delivery) ([]byte, error) {
 			return fmt.Appendf(nil, `<q:Price xmlns:q="urn:q">%d</q:Price>`, 10+d.Ref.Number), nil
 		})})
@@ -579,7 +584,7 @@ func TestNodeOutcomeCarriesTheBusinessResponse(t *testing.T) {
 	srv := httptest.NewServer(rn)
 	defer srv.Close()
 	got := make(chan sender.Outcome, 4)
-	sn, err := Open(NodeConfig{Engine: engineConfig("s"), Store: memstore.New(memstore.Options{}),
+	sn, err := Open(NodeConfig{Outbound: loopbackOnly, Engine: engineConfig("s"), Store: memstore.New(memstore.Options{}),
 		Outcomes: OutcomeFunc(func(_ context.Context, o sender.Outcome) error { got <- o; return nil })})
 	require.NoError(t, err)
 	defer sn.Close(ctx)

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/wsrkit/wsrkit/soap"
@@ -100,8 +101,17 @@ type HTTPTransportConfig struct {
 	// the client certificate presented to them. nil means Go's defaults
 	// (system roots, no certificate).
 	TLS *tls.Config
+	// Outbound is checked on every connection the transport dials (RMP
+	// traffic goes to URLs that peers and producers chose); nil means the
+	// zero OutboundPolicy, public addresses only. A Client of the caller's
+	// own dials as it was built to: then only literal addresses are checked.
+	Outbound *OutboundPolicy
 	// Client is the http.Client to use; nil means NewHTTPClient(cfg).
 	Client *http.Client
+
+	// Tests: the resolver, and a Control run after Outbound's.
+	resolver    *net.Resolver
+	testControl func(network, address string, c syscall.RawConn) error
 }
 
 // HTTPTransport is a Transport over net/http with keep-alive connection
@@ -109,6 +119,7 @@ type HTTPTransportConfig struct {
 type HTTPTransport struct {
 	cfg    HTTPTransportConfig
 	client *http.Client
+	direct *http.Client // unchecked dials, for cfg.Outbound.Exempt origins; nil without
 
 	mu    sync.Mutex
 	slots map[string]chan struct{} // per scheme+host; each holds MaxPerDestination tokens
@@ -121,11 +132,19 @@ const maxCachedURLs = 1024
 // NewHTTPTransport returns an HTTPTransport with cfg's zero fields defaulted.
 func NewHTTPTransport(cfg HTTPTransportConfig) *HTTPTransport {
 	cfg = cfg.withDefaults()
-	client := cfg.Client
-	if client == nil {
-		client = NewHTTPClient(cfg)
+	if cfg.Outbound == nil {
+		cfg.Outbound = &OutboundPolicy{}
 	}
-	return &HTTPTransport{cfg: cfg, client: client, slots: map[string]chan struct{}{}, byURL: map[string]chan struct{}{}}
+	t := &HTTPTransport{cfg: cfg, client: cfg.Client, slots: map[string]chan struct{}{}, byURL: map[string]chan struct{}{}}
+	if t.client == nil {
+		t.client = NewHTTPClient(cfg)
+		if len(cfg.Outbound.Exempt) > 0 {
+			open := cfg
+			open.Outbound = nil
+			t.direct = NewHTTPClient(open)
+		}
+	}
+	return t
 }
 
 func (cfg HTTPTransportConfig) withDefaults() HTTPTransportConfig {
@@ -155,11 +174,27 @@ func (cfg HTTPTransportConfig) withDefaults() HTTPTransportConfig {
 // cfg.Client is nil (zero fields defaulted): keep-alive reuse with a
 // bounded idle pool, dial, TLS and response-header timeouts, cfg.Timeout
 // per exchange, and no redirects: a 3xx is the answer (R36: not an ack).
+// With cfg.Outbound every dial is checked against it, and no proxy is used
+// (a proxy would connect on the client's behalf, unchecked); a nil
+// Outbound dials anything, for the operator's own URLs (-deliver, -notify).
 func NewHTTPClient(cfg HTTPTransportConfig) *http.Client {
 	cfg = cfg.withDefaults()
-	d := &net.Dialer{Timeout: cfg.DialTimeout, KeepAlive: 30 * time.Second}
+	d := &net.Dialer{Timeout: cfg.DialTimeout, KeepAlive: 30 * time.Second, Resolver: cfg.resolver}
+	proxy := http.ProxyFromEnvironment
+	if p := cfg.Outbound; p != nil {
+		proxy = nil
+		d.Control = func(network, address string, c syscall.RawConn) error {
+			if err := p.control(network, address, c); err != nil {
+				return err
+			}
+			if cfg.testControl != nil {
+				return cfg.testControl(network, address, c)
+			}
+			return nil
+		}
+	}
 	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
+		Proxy:                 proxy,
 		DialContext:           d.DialContext,
 		ForceAttemptHTTP2:     true,
 		TLSHandshakeTimeout:   cfg.TLSHandshakeTimeout,
@@ -193,7 +228,10 @@ func (t *HTTPTransport) slot(rawURL string) (chan struct{}, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("rmp: destination %q is not an absolute http(s) URL", rawURL)
 	}
-	key := u.Scheme + "://" + u.Host
+	if err := t.cfg.Outbound.CheckURL(rawURL); err != nil {
+		return nil, err // a literal refused address: no dial at all
+	}
+	key := origin(u)
 	s, ok := t.slots[key]
 	if !ok {
 		s = make(chan struct{}, t.cfg.MaxPerDestination)
@@ -230,7 +268,11 @@ func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
 	if p.SOAP11 {
 		req.Header.Set("SOAPAction", `"`+p.SOAPAction+`"`)
 	}
-	resp, err := t.client.Do(req)
+	client := t.client
+	if t.direct != nil && t.cfg.Outbound.exempt(origin(req.URL)) {
+		client = t.direct // the operator's own destination
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return PostResult{}, err
 	}

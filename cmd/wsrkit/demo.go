@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"sort"
 	"strconv"
@@ -150,6 +151,9 @@ func demoConfig(dir string) gateway.Config {
 	c.RetryMaxInterval = 3 * time.Second
 	c.MaxRetries = 20
 	c.PollInterval = 200 * time.Millisecond
+	// Both gateways and their links are on loopback, which the default
+	// outbound policy refuses (#18).
+	c.AllowOutbound = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 	return c
 }
 

@@ -50,7 +50,7 @@ func startServeProc(t *testing.T, args ...string) *serveProc {
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	p := &serveProc{stderr: &lockedBuffer{}, exited: make(chan struct{})}
-	p.cmd = exec.Command(exe, append([]string{"serve", "-listen", "127.0.0.1:0", "-log", "info"}, args...)...)
+	p.cmd = exec.Command(exe, append([]string{"serve", "-listen", "127.0.0.1:0", "-log", "info", "-allow-outbound", loopbackRanges}, args...)...)
 	p.cmd.Env = append(os.Environ(), runMainEnv+"=1")
 	p.cmd.Stdout, p.cmd.Stderr = p.stderr, p.stderr
 	require.NoError(t, p.cmd.Start())

@@ -51,7 +51,7 @@ func startServeAsync(t *testing.T, args ...string) *pendingServe {
 	t.Helper()
 	p := &pendingServe{ready: make(chan *gateway.Server, 1), stop: make(chan struct{}), status: make(chan int, 1), stderr: &lockedBuffer{}}
 	go func() {
-		p.status <- serve(append([]string{"-listen", "127.0.0.1:0", "-log", "info"}, args...), p.stderr,
+		p.status <- serve(append([]string{"-listen", "127.0.0.1:0", "-log", "info", "-allow-outbound", loopbackRanges}, args...), p.stderr,
 			func(srv *gateway.Server) <-chan struct{} { p.ready <- srv; return p.stop })
 	}()
 	t.Cleanup(func() {

@@ -23,6 +23,10 @@ type served struct {
 	status chan int
 }
 
+// loopbackRanges is the -allow-outbound of test gateways: they and their
+// peers live on loopback, which the default policy refuses (#18).
+const loopbackRanges = "127.0.0.0/8,::1/128"
+
 // startServe runs serve with args plus -listen 127.0.0.1:0; the test's
 // cleanup stops it gracefully unless it was killed.
 func startServe(t *testing.T, args ...string) *served {
@@ -31,7 +35,7 @@ func startServe(t *testing.T, args ...string) *served {
 	ready := make(chan *gateway.Server, 1)
 	var errb bytes.Buffer
 	go func() {
-		s.status <- serve(append([]string{"-listen", "127.0.0.1:0", "-log", "error"}, args...), &errb,
+		s.status <- serve(append([]string{"-listen", "127.0.0.1:0", "-log", "error", "-allow-outbound", loopbackRanges}, args...), &errb,
 			func(srv *gateway.Server) <-chan struct{} { ready <- srv; return s.stop })
 		close(ready)
 	}()

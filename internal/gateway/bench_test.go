@@ -50,7 +50,7 @@ func BenchmarkGateways(b *testing.B) {
 			prefix := fmt.Sprintf("/bench/%s/%d/", tc.name, b.N)
 			var gws []*Server
 			for i := range tc.n {
-				cfg := DefaultConfig()
+				cfg := loopbackConfig()
 				cfg.Listen, cfg.DataDir, cfg.Deliver = "127.0.0.1:0", b.TempDir(), sink.URL
 				if tc.etcd {
 					cfg.Store, cfg.EtcdEndpoints, cfg.EtcdPrefix = StoreEtcd, etcd.Endpoints, prefix

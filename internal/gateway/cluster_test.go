@@ -56,7 +56,7 @@ func (d *deliveries) distinct() int {
 }
 
 func clusterConfig(t *testing.T, eps []string, node, deliver string) Config {
-	cfg := DefaultConfig()
+	cfg := loopbackConfig()
 	cfg.Listen = "127.0.0.1:0"
 	cfg.DataDir = t.TempDir()
 	cfg.Store = StoreEtcd

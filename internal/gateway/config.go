@@ -7,12 +7,15 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wsrkit/wsrkit/rmp"
 )
 
 // Config is the gateway's configuration: one field per `wsrkit serve` flag.
@@ -136,6 +139,10 @@ type Config struct {
 	// be on loopback only (Validate).
 	AdminTokenFile string
 	MetricsPublic  bool
+	// AllowOutbound lists the loopback and private ranges that ReplyTo
+	// URLs and submitted destinations may name (rmp.OutboundPolicy); the
+	// operator's own -deliver and -notify URLs are not checked.
+	AllowOutbound []netip.Prefix
 }
 
 // DefaultConfig returns the defaults of `wsrkit serve`.
@@ -245,6 +252,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.WriteTimeout, "write-timeout", c.WriteTimeout, "bound from a request's header to the end of its response (body, durable commit and business response included)")
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", c.IdleTimeout, "an idle keep-alive connection is closed after this long")
 	fs.IntVar(&c.MaxConns, "max-conns", c.MaxConns, "concurrent inbound connections; more wait until one closes")
+	fs.Var((*prefixes)(&c.AllowOutbound), "allow-outbound", "loopback or private CIDR ranges (comma-separated) that peers' ReplyTo and submitted destinations may name; link-local and metadata addresses are always refused")
 	fs.Var((*byteSize)(&c.MaxHeaderBytes), "max-header-bytes", "largest request line and header, bytes with optional KiB/MiB suffix")
 	fs.Var((*routes)(&c.Routes), "route", "NAME=URL (repeatable): POST /soap/NAME sends a plain SOAP request reliably to the WS-R endpoint URL and answers with its business response")
 	fs.DurationVar(&c.AwaitHeldResponse, "await-held-response", c.AwaitHeldResponse, "how long the answer to a Response-pattern message held out of order waits for its delivery's business response (R73); 0 acknowledges at once")
@@ -346,6 +354,26 @@ func (l *urlList) Set(s string) error {
 		*l = append(*l, a)
 		return nil
 	})
+}
+
+// prefixes is a flag.Value of comma-separated CIDR ranges or addresses.
+type prefixes []netip.Prefix
+
+func (p *prefixes) String() string {
+	s := make([]string, len(*p))
+	for i, x := range *p {
+		s[i] = x.String()
+	}
+	return strings.Join(s, ",")
+}
+
+func (p *prefixes) Set(s string) error {
+	v, err := rmp.ParseOutboundAllow(s)
+	if err != nil {
+		return err
+	}
+	*p = v
+	return nil
 }
 
 // Validate checks that every value is usable.

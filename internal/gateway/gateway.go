@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -121,7 +122,8 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 		opts.Client = operatorClient(30*time.Second, ptls.config)
 	}
 	if opts.Transport == nil {
-		opts.Transport = rmp.NewHTTPTransport(rmp.HTTPTransportConfig{MaxResponseBytes: cfg.MaxBody, TLS: ptls.config})
+		opts.Transport = rmp.NewHTTPTransport(rmp.HTTPTransportConfig{MaxResponseBytes: cfg.MaxBody, TLS: ptls.config,
+			Outbound: cfg.outbound()})
 	}
 	if opts.Context == nil {
 		opts.Context = context.Background()
@@ -186,6 +188,7 @@ func (g *Gateway) openNode(st store.Store, instance, replyTo string, consume rmp
 		Engine:     ec,
 		Store:      st,
 		Transport:  g.opts.Transport,
+		Outbound:   *g.cfg.outbound(),
 		Clock:      g.clk,
 		Consumer:   consume,
 		Outcomes:   g.outcome,
@@ -218,6 +221,18 @@ func (g *Gateway) dropShard(shard int, cluster string) {
 	if g.inbox != nil {
 		g.inbox.dropWhere(func(groupID string) bool { return ShardOf(groupID, cluster, g.cfg.Shards) == shard })
 	}
+}
+
+// outbound is the policy of -allow-outbound; the -route targets are the
+// operator's, exempt.
+func (c *Config) outbound() *rmp.OutboundPolicy {
+	p := &rmp.OutboundPolicy{Allow: c.AllowOutbound}
+	for _, to := range c.Routes {
+		if u, err := url.Parse(to); err == nil {
+			p.Exempt = append(p.Exempt, u.Scheme+"://"+u.Host)
+		}
+	}
+	return p
 }
 
 // operatorClient POSTs to the operator's own URLs (-deliver, -notify, the

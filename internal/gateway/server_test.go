@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ import (
 // applied to the defaults, stopped at the end of t.
 func startLocal(t *testing.T, edit func(*Config)) *Server {
 	t.Helper()
-	cfg := DefaultConfig()
+	cfg := loopbackConfig()
 	cfg.Listen, cfg.DataDir = "127.0.0.1:0", t.TempDir()
 	edit(&cfg)
 	s, err := Start(cfg, Options{})
@@ -30,6 +31,14 @@ func startLocal(t *testing.T, edit func(*Config)) *Server {
 		s.Shutdown(ctx)
 	})
 	return s
+}
+
+// loopbackConfig is DefaultConfig with loopback destinations allowed:
+// test gateways and their peers live there (#18: refused by default).
+func loopbackConfig() Config {
+	c := DefaultConfig()
+	c.AllowOutbound = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+	return c
 }
 
 func dialServer(t *testing.T, s *Server) net.Conn {

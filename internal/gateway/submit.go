@@ -59,6 +59,9 @@ func (g *Gateway) submission(req *SubmitRequest, now time.Time) (rmp.Submission,
 	if u, err := url.Parse(*req.To); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return s, bad("to", "must be an absolute http or https URL")
 	}
+	if err := g.cfg.outbound().CheckURL(*req.To); err != nil {
+		return s, bad("to", "%v", err)
+	}
 	if req.Body == nil {
 		return s, bad("body", "required")
 	}

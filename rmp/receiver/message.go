@@ -426,7 +426,7 @@ func (r *Receiver) refuse(now time.Time, m *Message, g *gstate, rf refusal) {
 	}
 	r.event(Event{Kind: EventRefused, Group: id, HasNumber: m.HasNumber, Number: m.Number, Code: rf.code, Label: rf.label})
 	it := replyItem{groupID: m.GroupID, sequence: m.HasNumber, from: m.Number, to: m.Number, code: rf.code}
-	if m.Pattern == group.ReplyCallback && usableURL(m.ReplyTo) && !r.cfg.DisableCallback {
+	if m.Pattern == group.ReplyCallback && usableURL(m.ReplyTo) && !m.ReplyToRefused && !r.cfg.DisableCallback {
 		r.callback(now, m.ReplyTo, it, m.Expiry)
 	} else {
 		r.reply.add(it)

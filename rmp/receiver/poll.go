@@ -75,6 +75,9 @@ func (r *Receiver) checkPoll(p *PollRequest) *faults.Fault {
 	if p.ReplyTo != "" && !usableURL(p.ReplyTo) {
 		return bad("receiver.poll-reply-to", "PollRequest/ReplyTo is not an absolute http(s) URL")
 	}
+	if p.ReplyTo != "" && p.ReplyToRefused {
+		return bad("receiver.poll-reply-to-refused", "PollRequest/ReplyTo is an address this RMP does not call")
+	}
 	return nil
 }
 

@@ -24,6 +24,9 @@ type Message struct {
 	Pattern group.ReplyPattern
 	// ReplyTo is ReplyPattern/ReplyTo/BareURI, empty when absent.
 	ReplyTo string
+	// ReplyToRefused: the driver's outbound policy does not let this RMP
+	// call ReplyTo; a Callback message is refused and nothing is sent there.
+	ReplyToRefused bool
 	// Payload is what the consumer gets. The Receiver keeps it: the caller
 	// must not modify it afterwards.
 	Payload []byte
@@ -40,6 +43,8 @@ type PollRequest struct {
 	Refs []PollRef
 	// ReplyTo, when set, sends the answer as a callback there (R80).
 	ReplyTo string
+	// ReplyToRefused: the driver's outbound policy refuses ReplyTo.
+	ReplyToRefused bool
 }
 
 // PollRef is one RefToMessageIds: a group, and the ranges asked about; no

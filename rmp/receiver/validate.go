@@ -38,6 +38,9 @@ func (r *Receiver) checkMessage(m *Message) *refusal {
 	case m.Pattern == group.ReplyCallback && !usableURL(m.ReplyTo):
 		// R63: Callback needs an absolute http(s) ReplyTo.
 		return &refusal{faults.InvalidReplyPattern, "receiver.callback-without-reply-to"}
+	case m.Pattern == group.ReplyCallback && m.ReplyToRefused:
+		// A ReplyTo this RMP will not call (SSRF) is no usable ReplyTo.
+		return &refusal{faults.InvalidReplyPattern, "receiver.reply-to-refused"}
 	case r.patternDisabled(m.Pattern):
 		// R64.
 		return &refusal{faults.FeatureNotSupported, "receiver.reply-pattern-not-supported"}

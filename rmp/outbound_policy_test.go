@@ -1,0 +1,215 @@
+package rmp
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"golang.org/x/net/dns/dnsmessage"
+)
+
+// The policy decides on addresses alone; nothing here is dialled.
+func TestOutboundPolicyAddresses(t *testing.T) {
+	loop := &OutboundPolicy{Allow: mustAllow(t, "127.0.0.0/8,::1/128")}
+	everything := &OutboundPolicy{Allow: mustAllow(t, "0.0.0.0/0,::/0")}
+	for _, c := range []struct {
+		addr                 string
+		byDefault, loop, all bool // allowed?
+	}{
+		{"169.254.169.254", false, false, false}, // cloud metadata
+		{"::ffff:169.254.169.254", false, false, false},
+		{"169.254.1.1", false, false, false},
+		{"fe80::1", false, false, false},
+		{"fe80::1%eth0", false, false, false},
+		{"100.100.100.200", false, false, false}, // Alibaba metadata
+		{"fd00:ec2::254", false, false, false},   // AWS IPv6 metadata
+		{"0.0.0.0", false, false, false},
+		{"::", false, false, false},
+		{"224.0.0.1", false, false, false},
+		{"ff02::1", false, false, false},
+		{"255.255.255.255", false, false, false},
+		{"127.0.0.1", false, true, true},
+		{"127.1.2.3", false, true, true},
+		{"::1", false, true, true},
+		{"::ffff:127.0.0.1", false, true, true},
+		{"10.1.2.3", false, false, true},
+		{"172.16.0.1", false, false, true},
+		{"192.168.1.1", false, false, true},
+		{"fc00::1", false, false, true},
+		{"100.64.0.1", false, false, true},
+		{"0.1.2.3", false, false, true},
+		{"8.8.8.8", true, true, true},
+		{"2001:4860:4860::8888", true, true, true},
+	} {
+		a := netip.MustParseAddr(c.addr)
+		for _, p := range []struct {
+			name string
+			pol  *OutboundPolicy
+			want bool
+		}{{"default", &OutboundPolicy{}, c.byDefault}, {"loopback", loop, c.loop}, {"everything", everything, c.all}} {
+			err := p.pol.CheckAddr(a)
+			if got := err == nil; got != p.want {
+				t.Errorf("%s policy, %s: allowed=%v (%v), want %v", p.name, c.addr, got, err, p.want)
+			}
+			if err != nil && !errors.Is(err, ErrOutboundRefused) {
+				t.Errorf("%s: error %v is not ErrOutboundRefused", c.addr, err)
+			}
+		}
+	}
+}
+
+func TestOutboundPolicyURLs(t *testing.T) {
+	def := &OutboundPolicy{}
+	for _, u := range []string{"http://169.254.169.254/latest/meta-data", "http://[fe80::1%25eth0]:80/",
+		"http://localhost:8080/rmp", "http://a.localhost./x", "http://127.0.0.1:1/rmp", "https://[::1]/",
+		"http://[::ffff:10.0.0.1]/", "ftp://example.com/", "/relative"} {
+		if err := def.CheckURL(u); !errors.Is(err, ErrOutboundRefused) {
+			t.Errorf("CheckURL(%q) = %v, want refused", u, err)
+		}
+	}
+	// Names other than localhost are decided at dial time.
+	for _, u := range []string{"http://example.com/rmp", "https://peer.example:8443/x", "http://8.8.8.8/"} {
+		if err := def.CheckURL(u); err != nil {
+			t.Errorf("CheckURL(%q) = %v, want allowed", u, err)
+		}
+	}
+	if err := (&OutboundPolicy{Allow: mustAllow(t, "127.0.0.1")}).CheckURL("http://localhost:9/"); err != nil {
+		t.Errorf("localhost with 127.0.0.1 allowed: %v", err)
+	}
+	if _, err := ParseOutboundAllow("127.0.0.0/8,nonsense"); err == nil || !strings.Contains(err.Error(), "nonsense") {
+		t.Errorf("ParseOutboundAllow(nonsense) = %v", err)
+	}
+}
+
+func mustAllow(t *testing.T, s string) []netip.Prefix {
+	t.Helper()
+	p, err := ParseOutboundAllow(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestHTTPTransportChecksResolvedAddress: the check runs at dial time on
+// the address a name resolved to, so a name that resolves (or rebinds) to
+// the metadata address is refused though its URL looked harmless. Names
+// resolve through a fake DNS server on an in-memory pipe; a recorder runs
+// after the policy and refuses anything but loopback itself, so even a
+// broken policy never lets this test connect beyond loopback.
+func TestHTTPTransportChecksResolvedAddress(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	zone := map[string][4]byte{"meta.test.": {169, 254, 169, 254}, "self.test.": {127, 0, 0, 1}, "private.test.": {10, 0, 0, 7}}
+	var mu sync.Mutex
+	var asked []string
+	record := func(_, address string, _ syscall.RawConn) error {
+		mu.Lock()
+		asked = append(asked, address)
+		mu.Unlock()
+		host, _, _ := net.SplitHostPort(address)
+		if a, err := netip.ParseAddr(host); err != nil || !a.IsLoopback() {
+			return errors.New("test recorder: not dialling beyond loopback")
+		}
+		return nil
+	}
+	newTransport := func(pol *OutboundPolicy) *HTTPTransport {
+		return NewHTTPTransport(HTTPTransportConfig{Outbound: pol, resolver: fakeResolver(zone), testControl: record})
+	}
+
+	def := newTransport(&OutboundPolicy{})
+	for _, name := range []string{"meta.test", "private.test", "self.test"} {
+		_, err := def.Do(context.Background(), Post{URL: "http://" + name + ":" + port + "/"})
+		if !errors.Is(err, ErrOutboundRefused) {
+			t.Errorf("default policy, %s: err = %v, want ErrOutboundRefused", name, err)
+		}
+	}
+	mu.Lock()
+	if len(asked) != 0 {
+		t.Errorf("refused dials reached the connection step: %v", asked)
+	}
+	mu.Unlock()
+
+	loop := newTransport(&OutboundPolicy{Allow: mustAllow(t, "127.0.0.0/8")})
+	res, err := loop.Do(context.Background(), Post{URL: "http://self.test:" + port + "/"})
+	if err != nil || string(res.Body) != "ok" {
+		t.Fatalf("allowed loopback name: %+v, %v", res, err)
+	}
+	if _, err := loop.Do(context.Background(), Post{URL: "http://meta.test:" + port + "/"}); !errors.Is(err, ErrOutboundRefused) {
+		t.Errorf("metadata with loopback allowed: err = %v", err)
+	}
+	mu.Lock()
+	if len(asked) != 1 || asked[0] != "127.0.0.1:"+port {
+		t.Errorf("connections attempted: %v, want only 127.0.0.1:%s", asked, port)
+	}
+	mu.Unlock()
+
+	// An operator's origin (a -route target) is exempt; only that origin.
+	op := newTransport(&OutboundPolicy{Exempt: []string{"HTTP://127.0.0.1:" + port}})
+	if err := op.cfg.Outbound.CheckURL(srv.URL + "/x"); err != nil {
+		t.Errorf("exempt origin: %v", err)
+	}
+	if res, err := op.Do(context.Background(), Post{URL: srv.URL + "/x"}); err != nil || string(res.Body) != "ok" {
+		t.Errorf("exempt origin: %+v, %v", res, err)
+	}
+	if _, err := op.Do(context.Background(), Post{URL: "http://self.test:" + port + "/"}); !errors.Is(err, ErrOutboundRefused) {
+		t.Errorf("another origin at the same address: err = %v, want refused", err)
+	}
+}
+
+// fakeResolver answers A queries from zone over an in-memory stream (no
+// network): every other name and type is answered with no records.
+func fakeResolver(zone map[string][4]byte) *net.Resolver {
+	return &net.Resolver{PreferGo: true, Dial: func(context.Context, string, string) (net.Conn, error) {
+		client, server := net.Pipe()
+		go serveFakeDNS(server, zone)
+		return client, nil
+	}}
+}
+
+func serveFakeDNS(c net.Conn, zone map[string][4]byte) {
+	defer c.Close()
+	for {
+		var n [2]byte
+		if _, err := io.ReadFull(c, n[:]); err != nil {
+			return
+		}
+		q := make([]byte, binary.BigEndian.Uint16(n[:]))
+		if _, err := io.ReadFull(c, q); err != nil {
+			return
+		}
+		var m dnsmessage.Message
+		if m.Unpack(q) != nil || len(m.Questions) != 1 {
+			return
+		}
+		qs := m.Questions[0]
+		m.Header.Response, m.Header.Authoritative = true, true
+		ip, ok := zone[strings.ToLower(qs.Name.String())]
+		switch {
+		case ok && qs.Type == dnsmessage.TypeA:
+			m.Answers = []dnsmessage.Resource{{
+				Header: dnsmessage.ResourceHeader{Name: qs.Name, Type: dnsmessage.TypeA, Class: dnsmessage.ClassINET, TTL: 1},
+				Body:   &dnsmessage.AResource{A: ip},
+			}}
+		case !ok:
+			m.Header.RCode = dnsmessage.RCodeNameError
+		}
+		b, err := m.Pack()
+		if err != nil {
+			return
+		}
+		binary.BigEndian.PutUint16(n[:], uint16(len(b)))
+		if _, err := c.Write(append(n[:], b...)); err != nil {
+			return
+		}
+	}
+}
