@@ -54,7 +54,7 @@ func (h *batchHandler) snapshot() ([][]uint64, []uint64) {
 // not accept are handed again, the accepted ones never (D27).
 func TestNodeOutcomeBatches(t *testing.T) {
 	ctx := context.Background()
-	rn, err := Open(NodeConfig{Store: memstore.New(memstore.Options{}), Consumer: ConsumerFunc(
+	rn, err := Open(NodeConfig{Outbound: loopbackOnly, Store: memstore.New(memstore.Options{}), Consumer: ConsumerFunc(
 		func(context.Context, Delivery) ([]byte, error) { return nil, nil })})
 	require.NoError(t, err)
 	defer rn.Close(ctx)
@@ -65,7 +65,7 @@ func TestNodeOutcomeBatches(t *testing.T) {
 	// outcomes wait together.
 	gate := make(chan struct{})
 	held := OutcomeBatchHandler(h)
-	sn, err := Open(NodeConfig{Engine: engineConfig("s"), Store: memstore.New(memstore.Options{}), RetryDelay: time.Millisecond,
+	sn, err := Open(NodeConfig{Outbound: loopbackOnly, Engine: engineConfig("s"), Store: memstore.New(memstore.Options{}), RetryDelay: time.Millisecond,
 		Outcomes: gatedBatch{gate: gate, h: held}})
 	require.NoError(t, err)
 	defer sn.Close(ctx)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -163,6 +164,8 @@ func startGateway(t *testing.T, mod func(*gateway.Config)) *gateway.Server {
 	cfg.RetryInterval = 300 * time.Millisecond
 	cfg.RetryMaxInterval = time.Second
 	cfg.MaxRetries = 100
+	// The services and peers are on loopback, refused by default (#18).
+	cfg.AllowOutbound = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 	mod(&cfg)
 	s, err := gateway.Start(cfg, gateway.Options{})
 	require.NoError(t, err)
