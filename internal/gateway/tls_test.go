@@ -184,7 +184,7 @@ func TestMutualTLSGatewaysEndToEnd(t *testing.T) {
 	}
 	bData := t.TempDir()
 	startB := func(listen string) *Server {
-		cfg := DefaultConfig()
+		cfg := loopbackConfig()
 		cfg.Listen, cfg.DataDir, cfg.Deliver = listen, bData, deliver.URL
 		mtls(bCert, bKey)(&cfg)
 		s, err := Start(cfg, Options{})
