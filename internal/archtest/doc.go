@@ -1,4 +1,6 @@
 // Package archtest holds tests that enforce wsrkit's architecture: the
-// direction of imports between its packages and the absence of wall-clock
-// reads in the pure state machines (see shared/design/STYLE.md).
+// direction of imports between its packages (one rule per package, in the
+// table of imports_test.go, layered pure core → soap → store → rmp →
+// drivers → gateway → cmd) and the absence of wall-clock reads in the pure
+// state machines (see shared/design/STYLE.md).
 package archtest
