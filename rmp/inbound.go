@@ -178,9 +178,11 @@ func (e *Engine) ReceiveInbound(now time.Time, token uint64, in *Inbound) {
 		if rrd.Reply != nil {
 			out.Replies = appendReplies(out.Replies, rrd.Reply)
 			business = append([]byte(nil), rrd.Response...)
-			if await == nil && business == nil && m.Pattern == group.ReplyResponse {
+			if await == nil && business == nil && m.Pattern == group.ReplyResponse && !e.cfg.Receiver.AckOnDelivery {
 				// Held out of order, or a copy of a message not taken yet:
 				// its business response may still ride on this answer.
+				// (Under AckOnDelivery the answer carries no ack of a held
+				// message for a response to ride beside.)
 				await = e.undelivered(&rrd, &m)
 				later = await != nil
 			}
