@@ -142,7 +142,10 @@ type NodeConfig struct {
 	// one still in its hand-off — waits for the consumer's business
 	// response (R73) before it is sent with its ack alone (Answer.AwaitLater).
 	// Keep it below the senders' HTTP timeout. Wall time: it paces an HTTP
-	// exchange, not the protocol. Default 10s; negative never waits.
+	// exchange, not the protocol. Zero or negative (the default) never
+	// waits: a parked answer holds one of its sender's connections, and
+	// under loss a sender with few connections per destination can stall
+	// behind parked exchanges (SPEC-NOTES "Business responses").
 	AwaitDelivery time.Duration
 }
 
@@ -260,9 +263,6 @@ func Open(cfg NodeConfig) (*Node, error) {
 	}
 	if cfg.CommitSiblings <= 0 {
 		cfg.CommitSiblings = 16
-	}
-	if cfg.AwaitDelivery == 0 {
-		cfg.AwaitDelivery = 10 * time.Second
 	}
 	if cfg.Engine.Sender.InstanceID == "" {
 		// Group ids are mid:<counter>.<instance>@wsrkit with a persisted

@@ -1,8 +1,12 @@
 package rmp
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
@@ -106,4 +110,56 @@ func (g gatedBatch) HandleOutcome(ctx context.Context, o sender.Outcome) error {
 func (g gatedBatch) HandleOutcomes(ctx context.Context, os []sender.Outcome) (int, error) {
 	<-g.gate
 	return g.h.HandleOutcomes(ctx, os)
+}
+
+// With AwaitDelivery set, the answer to a request-response message that
+// arrived out of order waits for its delivery and carries its own business
+// response (R73); without it, the ack comes at once and alone.
+func TestNodeHeldAnswerCarriesItsResponse(t *testing.T) {
+	for _, wait := range []time.Duration{5 * time.Second, 0} {
+		ctx := context.Background()
+		rn, err := Open(NodeConfig{Store: memstore.New(memstore.Options{}), Clock: NewFakeClock(epoch), AwaitDelivery: wait, Consumer: ConsumerFunc(
+			func(_ context.Context, d Delivery) ([]byte, error) {
+				return fmt.Appendf(nil, `<q:Price xmlns:q="urn:q">%d</q:Price>`, 10+d.Ref.Number), nil
+			})})
+		require.NoError(t, err)
+		srv := httptest.NewServer(rn)
+		s := newSide(t, "sender", engineConfig("s"))
+		for i := range 2 {
+			_, err := s.e.Submit(epoch, submission("g", i, false))
+			require.NoError(t, err)
+		}
+		s.drain(epoch)
+		require.Len(t, s.sends, 2)
+		post := func(o Outbound) string {
+			resp, err := http.Post(srv.URL, o.Post.ContentType, bytes.NewReader(o.Post.Body))
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return string(b)
+		}
+		held := make(chan string, 1)
+		go func() { held <- post(s.sends[1]) }() // number 1 first: held
+		if wait > 0 {
+			select {
+			case a := <-held:
+				t.Fatalf("the held message was answered before its delivery: %s", a)
+			case <-time.After(200 * time.Millisecond):
+			}
+		} else {
+			a := <-held
+			require.NotContains(t, a, "q:Price", "acknowledged at once, alone")
+			held <- a
+		}
+		require.Contains(t, post(s.sends[0]), ">10</q:Price>")
+		a := <-held
+		require.Contains(t, a, `<wsrm:Response`, "its ack")
+		if wait > 0 {
+			require.Contains(t, a, ">11</q:Price>", "the held message's own business response")
+		} else {
+			require.NotContains(t, a, "q:Price")
+		}
+		srv.Close()
+		rn.Close(ctx)
+	}
 }

@@ -24,9 +24,7 @@ func TestServeLateFaultUnderResponse(t *testing.T) {
 	sink := &notifySink{}
 	ns := httptest.NewServer(sink)
 	defer ns.Close()
-	// The held message is acknowledged at once (its answer does not wait
-	// for a business response), so its ack is in before the clock moves.
-	b := startRaw(t, "-await-held-response", "0")
+	b := startRaw(t)
 	var polls, faulted atomic.Int32
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)

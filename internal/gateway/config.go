@@ -118,7 +118,8 @@ type Config struct {
 	DeliverConcurrency int
 	// AwaitHeldResponse bounds how long the answer to a request-response
 	// message that arrived out of order waits for its delivery, so that its
-	// business response rides on it (R73); 0 answers with the ack at once.
+	// business response rides on it (R73); 0 (the default) answers with the
+	// ack at once.
 	AwaitHeldResponse time.Duration
 
 	// TLS on the listener (README "Deploying on a network"): PEM files,
@@ -188,7 +189,6 @@ func DefaultConfig() Config {
 		MaxHeaderBytes:       64 << 10,
 		RouteTimeout:         30 * time.Second,
 		DeliverConcurrency:   32,
-		AwaitHeldResponse:    10 * time.Second,
 	}
 }
 
@@ -255,7 +255,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var((*prefixes)(&c.AllowOutbound), "allow-outbound", "loopback or private CIDR ranges (comma-separated) that peers' ReplyTo and submitted destinations may name; link-local and metadata addresses are always refused")
 	fs.Var((*byteSize)(&c.MaxHeaderBytes), "max-header-bytes", "largest request line and header, bytes with optional KiB/MiB suffix")
 	fs.Var((*routes)(&c.Routes), "route", "NAME=URL (repeatable): POST /soap/NAME sends a plain SOAP request reliably to the WS-R endpoint URL and answers with its business response")
-	fs.DurationVar(&c.AwaitHeldResponse, "await-held-response", c.AwaitHeldResponse, "how long the answer to a Response-pattern message held out of order waits for its delivery's business response (R73); 0 acknowledges at once")
+	fs.DurationVar(&c.AwaitHeldResponse, "await-held-response", c.AwaitHeldResponse, "how long the answer to a Response-pattern message held out of order waits for its delivery's business response (R73); 0 acknowledges at once (each parked answer holds a sender's connection)")
 	fs.IntVar(&c.DeliverConcurrency, "deliver-concurrency", c.DeliverConcurrency, "deliveries POSTed to -deliver at once; one group's messages always go one at a time, in order")
 	fs.StringVar(&c.TLSCert, "tls-cert", c.TLSCert, "PEM certificate (chain) of the listener: serve HTTPS, TLS 1.2+; re-read on SIGHUP and when the file changes")
 	fs.StringVar(&c.TLSKey, "tls-key", c.TLSKey, "PEM private key of -tls-cert")

@@ -4,7 +4,6 @@
 package gateway
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -199,8 +198,7 @@ func (g *Gateway) openNode(st store.Store, instance, replyTo string, consume rmp
 		DeliveryWorkers: g.cfg.DeliverConcurrency,
 		MaxBody:         g.cfg.MaxBody,
 		Bodies:          g.bodies,
-		// 0 turns the wait off (the Node's "negative").
-		AwaitDelivery: cmp.Or(g.cfg.AwaitHeldResponse, -1),
+		AwaitDelivery:   g.cfg.AwaitHeldResponse,
 	})
 }
 
