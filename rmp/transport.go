@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -266,7 +267,12 @@ func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
 	}
 	req.Header.Set("Content-Type", p.ContentType)
 	if p.SOAP11 {
-		req.Header.Set("SOAPAction", `"`+p.SOAPAction+`"`)
+		// Quotes and backslashes escaped; a control character (CR, LF
+		// would split the header) refused, whatever checked the action.
+		if strings.IndexFunc(p.SOAPAction, func(c rune) bool { return c < ' ' || c == 0x7f }) >= 0 {
+			return PostResult{}, fmt.Errorf("rmp: action %q has a control character: not sent", p.SOAPAction)
+		}
+		req.Header.Set("SOAPAction", soap.SOAPAction(p.SOAPAction))
 	}
 	client := t.client
 	if t.direct != nil && t.cfg.Outbound.exempt(origin(req.URL)) {

@@ -174,3 +174,31 @@ func TestHTTPTransportFollowsNoRedirect(t *testing.T) {
 		t.Fatalf("status %d err %v, target hit %d times; want the 307 itself", res.Status, err, hit.Load())
 	}
 }
+
+// An action reaches the SOAPAction header quoted with its quotes escaped,
+// never splitting the header: one with CR/LF is not sent at all (#18
+// item 9).
+func TestHTTPTransportSOAPActionIsEscaped(t *testing.T) {
+	var mu sync.Mutex
+	var seen []http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Clone())
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	tr := NewHTTPTransport(HTTPTransportConfig{Outbound: &loopbackOnly})
+	if _, err := tr.Do(context.Background(), Post{URL: srv.URL, SOAP11: true, SOAPAction: `urn:a"b\c`}); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"urn:a\r\nX-Injected: 1", "urn:a\nX-Injected: 1", "urn:a\x00"} {
+		if _, err := tr.Do(context.Background(), Post{URL: srv.URL, SOAP11: true, SOAPAction: bad}); err == nil {
+			t.Errorf("action %q was sent", bad)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 1 || seen[0].Get("SOAPAction") != `"urn:a\"b\\c"` || seen[0].Get("X-Injected") != "" {
+		t.Fatalf("server saw %v, want one POST with SOAPAction \"urn:a\\\"b\\\\c\"", seen)
+	}
+}

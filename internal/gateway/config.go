@@ -144,6 +144,12 @@ type Config struct {
 	// URLs and submitted destinations may name (rmp.OutboundPolicy); the
 	// operator's own -deliver and -notify URLs are not checked.
 	AllowOutbound []netip.Prefix
+
+	// Idempotency-Key on POST /v1/messages: how long a key answers its
+	// first submission again, and how many keys are kept (oldest first
+	// forgotten beyond it).
+	IdempotencyWindow  time.Duration
+	MaxIdempotencyKeys int
 }
 
 // DefaultConfig returns the defaults of `wsrkit serve`.
@@ -187,6 +193,8 @@ func DefaultConfig() Config {
 		IdleTimeout:          time.Minute,
 		MaxConns:             1024,
 		MaxHeaderBytes:       64 << 10,
+		IdempotencyWindow:    24 * time.Hour,
+		MaxIdempotencyKeys:   100000,
 		RouteTimeout:         30 * time.Second,
 		DeliverConcurrency:   32,
 	}
@@ -252,6 +260,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.WriteTimeout, "write-timeout", c.WriteTimeout, "bound from a request's header to the end of its response (body, durable commit and business response included)")
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", c.IdleTimeout, "an idle keep-alive connection is closed after this long")
 	fs.IntVar(&c.MaxConns, "max-conns", c.MaxConns, "concurrent inbound connections; more wait until one closes")
+	fs.DurationVar(&c.IdempotencyWindow, "idempotency-window", c.IdempotencyWindow, "how long an Idempotency-Key on POST /v1/messages answers its first submission again")
+	fs.IntVar(&c.MaxIdempotencyKeys, "max-idempotency-keys", c.MaxIdempotencyKeys, "Idempotency-Keys remembered; beyond it the oldest is forgotten before its window ends")
 	fs.Var((*prefixes)(&c.AllowOutbound), "allow-outbound", "loopback or private CIDR ranges (comma-separated) that peers' ReplyTo and submitted destinations may name; link-local and metadata addresses are always refused")
 	fs.Var((*byteSize)(&c.MaxHeaderBytes), "max-header-bytes", "largest request line and header, bytes with optional KiB/MiB suffix")
 	fs.Var((*routes)(&c.Routes), "route", "NAME=URL (repeatable): POST /soap/NAME sends a plain SOAP request reliably to the WS-R endpoint URL and answers with its business response")
@@ -410,6 +420,8 @@ func (c *Config) Validate() error {
 	pos("idle-timeout", int64(c.IdleTimeout))
 	pos("max-conns", int64(c.MaxConns))
 	pos("max-header-bytes", c.MaxHeaderBytes)
+	pos("idempotency-window", int64(c.IdempotencyWindow))
+	pos("max-idempotency-keys", int64(c.MaxIdempotencyKeys))
 	pos("route-timeout", int64(c.RouteTimeout))
 	pos("deliver-concurrency", int64(c.DeliverConcurrency))
 	if c.AwaitHeldResponse < 0 {

@@ -62,6 +62,7 @@ type Gateway struct {
 	nextAny  atomic.Uint64  // round robin of singleton submits over held shards
 	inbox    *inbox         // nil with -deliver
 	records  *records
+	idem     *idempotency // Idempotency-Keys of POST /v1/messages
 	waiters  routeWaiters // route requests waiting for their outcome
 	consume  rmp.Consumer
 	outcome  rmp.OutcomeHandler
@@ -82,6 +83,7 @@ const (
 	storeDir       = "store"          // the pebble store
 	instanceIDFile = "instance-id"    // the sending RMP's InstanceID (R05)
 	recordsFile    = "outcomes.jsonl" // handled outcomes, for GET /v1/messages/{id}
+	idemFile       = "idempotency.jsonl"
 )
 
 // Open opens (or creates) the data directory and starts the node (with
@@ -141,6 +143,11 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("outcome records: %w", err)
 	}
+	g.idem, err = openIdempotency(filepath.Join(cfg.DataDir, idemFile), cfg.IdempotencyWindow, cfg.MaxIdempotencyKeys, g.Now())
+	if err != nil {
+		g.records.close()
+		return nil, fmt.Errorf("idempotency keys: %w", err)
+	}
 	if cfg.Deliver != "" {
 		g.consume = &httpConsumer{url: cfg.Deliver, client: opts.Client}
 	} else {
@@ -155,7 +162,7 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 	if cfg.Store == StoreEtcd {
 		g.cl, err = openCluster(opts.Context, &g.cfg, log, g.cfg.AdvertiseURL, g.openShard, g.dropShard)
 		if err != nil {
-			g.records.close()
+			g.closeFiles()
 			return nil, fmt.Errorf("opening store: %w", err)
 		}
 		g.routes()
@@ -163,14 +170,14 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 	}
 	st, err := openPebble(&cfg)
 	if err != nil {
-		g.records.close()
+		g.closeFiles()
 		return nil, fmt.Errorf("opening store: %w", err)
 	}
 	g.kill = func() { st.Close() }
 	g.single, err = g.openNode(st, inst, cfg.PublicURL+"/rmp", g.consume)
 	if err != nil {
 		st.Close()
-		g.records.close()
+		g.closeFiles()
 		return nil, err
 	}
 	g.routes()
@@ -391,8 +398,11 @@ func (g *Gateway) Close(ctx context.Context) error {
 	} else {
 		err = g.single.Close(ctx)
 	}
-	return errors.Join(err, g.records.close())
+	return errors.Join(err, g.closeFiles())
 }
+
+// closeFiles closes the outcome records and the idempotency keys.
+func (g *Gateway) closeFiles() error { return errors.Join(g.records.close(), g.idem.close()) }
 
 // Lost reports, once, that the instance lost its etcd lease or a shard
 // claim and must stop (ErrLost); it never fires with -store pebble.
@@ -412,5 +422,5 @@ func (g *Gateway) Kill() {
 	} else {
 		g.kill()
 	}
-	g.records.close()
+	g.closeFiles()
 }

@@ -73,33 +73,15 @@ func openRecords(path string, max int) (*records, error) {
 
 // rewrite compacts the file to the records held.
 func (r *records) rewrite(path string) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
+	f, n, err := rewriteJSONL(path, r.f, func(put func(any)) {
+		for _, id := range r.order {
+			put(r.byID[id])
+		}
+	})
+	r.f = f
+	if err == nil {
+		r.lines = n
 	}
-	w := bufio.NewWriter(f)
-	for _, id := range r.order {
-		b, _ := json.Marshal(r.byID[id])
-		w.Write(append(b, '\n'))
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	f.Close()
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	if r.f != nil {
-		r.f.Close()
-	}
-	r.f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644)
-	r.lines = len(r.order)
 	return err
 }
 

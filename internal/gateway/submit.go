@@ -193,7 +193,48 @@ func (g *Gateway) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, errorJSON{Error: ferr.Error(), Field: ferr.field})
 		return
 	}
-	g.onSubmitNode(w, r, body, req.Group, func(n *rmp.Node) { g.submit(w, r, n, sub) })
+	key, err := idempotencyKey(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	g.onSubmitNode(w, r, body, req.Group, func(n *rmp.Node) {
+		if key == "" {
+			g.submit(w, r, n, sub)
+			return
+		}
+		g.submitOnce(w, r, n, sub, key, requestPrint(&req))
+	})
+}
+
+// submitOnce is submit under an Idempotency-Key: the key's first 202 is
+// answered again for the same request, 422 for another, 409 while the
+// first is in progress. The key is recorded where the message is
+// submitted (a group key's shard, with -store etcd), after the message is
+// durable and before the 202.
+func (g *Gateway) submitOnce(w http.ResponseWriter, r *http.Request, n *rmp.Node, sub rmp.Submission, key, print string) {
+	ans, ok, err := g.idem.begin(key, print, g.Now())
+	switch {
+	case errors.Is(err, errKeyDifferent):
+		writeError(w, http.StatusUnprocessableEntity, err.Error())
+		return
+	case err != nil:
+		writeError(w, http.StatusConflict, err.Error())
+		return
+	case ok:
+		writeJSON(w, http.StatusAccepted, ans)
+		return
+	}
+	status, answer := g.submitted(r, n, sub)
+	var first *SubmitAnswer
+	if a, ok := answer.(SubmitAnswer); ok && status == http.StatusAccepted {
+		first = &a
+	}
+	if err := g.idem.done(key, print, first, g.Now()); err != nil && g.opts.Logger != nil {
+		// The message is accepted all the same; a retry may submit it again.
+		g.opts.Logger.Error("recording an Idempotency-Key failed", "err", err)
+	}
+	writeJSON(w, status, answer)
 }
 
 // onSubmitNode runs fn on the node that sends for group key (the node of
@@ -219,30 +260,31 @@ func (g *Gateway) onSubmitNode(w http.ResponseWriter, r *http.Request, body []by
 
 // submit hands sub to node n and answers the submit.
 func (g *Gateway) submit(w http.ResponseWriter, r *http.Request, n *rmp.Node, sub rmp.Submission) {
+	status, answer := g.submitted(r, n, sub)
+	writeJSON(w, status, answer)
+}
+
+// submitted hands sub to node n: the answer's status and JSON body.
+func (g *Gateway) submitted(r *http.Request, n *rmp.Node, sub rmp.Submission) (int, any) {
 	ref, err := n.Submit(r.Context(), sub)
 	switch {
 	case err == nil:
 	case errors.Is(err, sender.ErrGroupAborted):
-		writeError(w, http.StatusConflict, err.Error())
-		return
+		return http.StatusConflict, errorJSON{Error: err.Error()}
 	case errors.Is(err, sender.ErrBoundsFull):
-		writeError(w, http.StatusServiceUnavailable, err.Error())
-		return
+		return http.StatusServiceUnavailable, errorJSON{Error: err.Error()}
 	case errors.Is(err, sender.ErrGroupParams):
-		writeJSON(w, http.StatusBadRequest, errorJSON{Error: err.Error(), Field: "group"})
-		return
+		return http.StatusBadRequest, errorJSON{Error: err.Error(), Field: "group"}
 	case errors.Is(err, sender.ErrInvalidSubmission):
-		writeJSON(w, http.StatusBadRequest, errorJSON{Error: err.Error(), Field: guessField(err)})
-		return
+		return http.StatusBadRequest, errorJSON{Error: err.Error(), Field: guessField(err)}
 	default:
-		writeError(w, http.StatusServiceUnavailable, err.Error())
-		return
+		return http.StatusServiceUnavailable, errorJSON{Error: err.Error()}
 	}
-	writeJSON(w, http.StatusAccepted, SubmitAnswer{
+	return http.StatusAccepted, SubmitAnswer{
 		ID:      MessageID(ref),
 		GroupID: ref.GroupID,
 		Number:  numberJSON(!ref.Singleton, ref.Number),
-	})
+	}
 }
 
 // guessField names the JSON field a sender refusal is about, from its
