@@ -40,6 +40,9 @@ func (n *Node) ServeInbound(w http.ResponseWriter, r *http.Request, in *Inbound)
 	if in.peer.IsZero() {
 		in.peer = PeerFromRequest(r)
 	}
+	if in.addr == "" {
+		in.addr = clientAddr(r)
+	}
 	n.busy.Add(1)
 	defer n.busy.Add(-1)
 	ch := make(chan Answer, 1)

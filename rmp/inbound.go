@@ -27,6 +27,7 @@ type Inbound struct {
 	peer       Peer   // the sender's verified identity (mutual TLS)
 	// The ReplyTo URLs the driver's OutboundPolicy refuses (CheckOutbound).
 	replyToRefused, pollReplyToRefused bool
+	addr                               string // the sender's IP address (clientAddr), for quotas
 }
 
 // Peer is the verified identity of the request's sender (mutual TLS); the
@@ -165,6 +166,7 @@ func (e *Engine) ReceiveInbound(now time.Time, token uint64, in *Inbound) {
 				m.ReplyTo = ""
 			}
 		}
+		m.Peer = quotaPeer(in.peer, in.addr)
 		rrd := e.recv.Message(now, m)
 		if rrd.SOAPFault != nil {
 			e.addReceiver(rrd)

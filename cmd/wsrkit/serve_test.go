@@ -450,7 +450,9 @@ func TestServeKillRestart(t *testing.T) {
 	stopOnce.Store(b, true)
 	stopOnce.Store(a, true)
 
-	b2 := startServe(t, "-data", recvDir)
+	// The sender's fake clock runs years ahead of this real-clock
+	// receiver, whose -max-lifetime would refuse its ExpiryTimes.
+	b2 := startServe(t, "-data", recvDir, "-max-lifetime", "100000h")
 	bURL.Store("u", b2.URL())
 	var in inboxList
 	require.Eventually(t, func() bool {

@@ -37,7 +37,10 @@ type Config struct {
 	MaxInflightBytes int64
 
 	// Receiving side limits, answered with MessageStoreOverflow (D15).
-	MaxOpenGroups        int
+	MaxOpenGroups int
+	// MaxOpenGroupsPerPeer bounds the receiving groups one peer (its
+	// verified TLS identity, else its client IP address) opened.
+	MaxOpenGroupsPerPeer int
 	MaxHeldPerGroup      int
 	MaxHeldBytesPerGroup int64
 	MaxHeldTotal         int
@@ -59,6 +62,10 @@ type Config struct {
 	// DefaultExpiresIn is the lifetime of a submission naming neither
 	// expiresIn nor expiryTime.
 	DefaultExpiresIn time.Duration
+	// MaxLifetime bounds how far ahead an ExpiryTime or groupExpiryTime
+	// may be, and groupMaxIdle, received (InvalidExpiryTime,
+	// InvalidMessageParameters) and submitted (400).
+	MaxLifetime time.Duration
 
 	AckOnDelivery bool // D8 option
 	StrictFaults  bool // D6 strict 1.1 dialect
@@ -162,6 +169,7 @@ func DefaultConfig() Config {
 		MaxElements:          10000,
 		MaxInflightBytes:     64 << 20,
 		MaxOpenGroups:        100000,
+		MaxOpenGroupsPerPeer: 10000,
 		MaxHeldPerGroup:      1000,
 		MaxHeldBytesPerGroup: 16 << 20,
 		MaxHeldTotal:         100000,
@@ -179,6 +187,7 @@ func DefaultConfig() Config {
 		LateFaultMargin:      30 * time.Second,
 		PollIntervalMax:      2 * time.Minute,
 		DefaultExpiresIn:     time.Hour,
+		MaxLifetime:          7 * 24 * time.Hour,
 		Store:                StorePebble,
 		EtcdPrefix:           "/wsrkit/",
 		EtcdTimeout:          10 * time.Second,
@@ -223,6 +232,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxElements, "max-elements", c.MaxElements, "elements, comments and CDATA sections per envelope or submitted body, counted while reading (more → InvalidRequest, 400 for submit)")
 	fs.Var((*byteSize)(&c.MaxInflightBytes), "max-inflight-bytes", "request bodies being read and served at once, decoded bytes (more → 503 with Retry-After)")
 	fs.IntVar(&c.MaxOpenGroups, "max-open-groups", c.MaxOpenGroups, "receiving groups held in state (more → MessageStoreOverflow)")
+	fs.IntVar(&c.MaxOpenGroupsPerPeer, "max-open-groups-per-peer", c.MaxOpenGroupsPerPeer, "receiving groups one peer (verified TLS client identity, else client IP address) has open (more → MessageStoreOverflow for that peer)")
 	fs.IntVar(&c.MaxHeldPerGroup, "max-held-per-group", c.MaxHeldPerGroup, "out-of-order messages held per group")
 	fs.Var((*byteSize)(&c.MaxHeldBytesPerGroup), "max-held-bytes-per-group", "bytes of held messages per group")
 	fs.IntVar(&c.MaxHeldTotal, "max-held-total", c.MaxHeldTotal, "held messages in total")
@@ -241,6 +251,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.PollIntervalMax, "poll-interval-max", c.PollIntervalMax, "cap of the late-fault poll interval, which doubles from -poll-interval while answers are clean")
 	fs.Var((*urlList)(&c.PeerAckOnDelivery), "peer-ack-on-delivery", "destination URLs (as in \"to\", comma-separated, repeatable) whose receiver acks on delivery (D8): no late-fault polls there")
 	fs.DurationVar(&c.DefaultExpiresIn, "default-expires-in", c.DefaultExpiresIn, "lifetime of a submission with neither expiresIn nor expiryTime")
+	fs.DurationVar(&c.MaxLifetime, "max-lifetime", c.MaxLifetime, "how far ahead an ExpiryTime or groupExpiryTime may be, and the longest groupMaxIdle, received (fault) or submitted (400)")
 	fs.BoolVar(&c.AckOnDelivery, "ack-on-delivery", c.AckOnDelivery, "acknowledge once delivered instead of once stored (D8)")
 	fs.BoolVar(&c.StrictFaults, "strict-faults", c.StrictFaults, "emit only WS-Reliability 1.1 schema fault codes (D6)")
 	fs.BoolVar(&c.FakeClock, "fake-clock", c.FakeClock, "run on a fake clock moved by POST /v1/clock")
@@ -399,6 +410,11 @@ func (c *Config) Validate() error {
 	pos("max-elements", int64(c.MaxElements))
 	pos("max-inflight-bytes", c.MaxInflightBytes)
 	pos("max-open-groups", int64(c.MaxOpenGroups))
+	pos("max-open-groups-per-peer", int64(c.MaxOpenGroupsPerPeer))
+	pos("max-lifetime", int64(c.MaxLifetime))
+	if c.DefaultExpiresIn > c.MaxLifetime {
+		errs = append(errs, fmt.Errorf("-default-expires-in (%s) must not exceed -max-lifetime (%s)", c.DefaultExpiresIn, c.MaxLifetime))
+	}
 	pos("max-held-per-group", int64(c.MaxHeldPerGroup))
 	pos("max-held-bytes-per-group", c.MaxHeldBytesPerGroup)
 	pos("max-held-total", int64(c.MaxHeldTotal))

@@ -262,6 +262,8 @@ func engineConfig(c *Config, instance string) rmp.Config {
 	rc := receiver.DefaultConfig()
 	rc.AckOnDelivery = c.AckOnDelivery
 	rc.MaxGroups = c.MaxOpenGroups
+	rc.MaxGroupsPerPeer = min(c.MaxOpenGroupsPerPeer, c.MaxOpenGroups)
+	rc.MaxLifetime = c.MaxLifetime
 	rc.MaxHeldPerGroup = c.MaxHeldPerGroup
 	rc.MaxHeldBytesPerGroup = clampInt(c.MaxHeldBytesPerGroup)
 	rc.MaxHeldTotal = c.MaxHeldTotal

@@ -11,6 +11,7 @@ import (
 	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp"
 	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
 )
@@ -123,6 +124,14 @@ func (g *Gateway) submission(req *SubmitRequest, now time.Time) (rmp.Submission,
 		}
 		s.Expiry = t.UTC()
 	}
+	horizon := now.Add(g.cfg.MaxLifetime)
+	if s.Expiry.After(horizon) {
+		f := "expiryTime"
+		if req.ExpiresIn != "" {
+			f = "expiresIn"
+		}
+		return s, bad(f, "more than -max-lifetime (%s) ahead", g.cfg.MaxLifetime)
+	}
 	if req.GroupExpiryTime != "" && req.GroupMaxIdle != "" {
 		return s, bad("groupMaxIdle", "give groupExpiryTime or groupMaxIdle, not both (R13)")
 	}
@@ -139,6 +148,9 @@ func (g *Gateway) submission(req *SubmitRequest, now time.Time) (rmp.Submission,
 			return s, bad("groupExpiryTime", "must be RFC 3339")
 		}
 		s.Timing.Expiry = t.UTC()
+		if s.Timing.Expiry.After(horizon) {
+			return s, bad("groupExpiryTime", "more than -max-lifetime (%s) ahead", g.cfg.MaxLifetime)
+		}
 		exp := s.Expiry
 		if exp.IsZero() {
 			exp = now.Add(g.cfg.DefaultExpiresIn)
@@ -155,6 +167,9 @@ func (g *Gateway) submission(req *SubmitRequest, now time.Time) (rmp.Submission,
 		d, err := parseIdle(req.GroupMaxIdle)
 		if err != nil {
 			return s, bad("groupMaxIdle", "%v", err)
+		}
+		if receiver.Exceeds(d, g.cfg.MaxLifetime) {
+			return s, bad("groupMaxIdle", "longer than -max-lifetime (%s)", g.cfg.MaxLifetime)
 		}
 		s.Timing.MaxIdle, s.Timing.HasMaxIdle = d, true
 	}

@@ -73,6 +73,9 @@ func encodeMeta(b []byte, g *gstate) []byte {
 	}
 	e.Uvarint(next)
 	e.Bool(more)
+	if g.peer != nil {
+		e.Str(g.peer.name) // optional, last: records without one decode as before
+	}
 	return e.Encoded()
 }
 
@@ -114,6 +117,11 @@ func decodeMeta(v []byte, g *gstate) error {
 	l.RemoveAt = d.Time()
 	next := d.Uvarint()
 	more := d.Bool()
+	if d.Err() == nil && d.Len() > 0 {
+		if p := d.Str(); p != "" {
+			g.peer = &peerCount{name: p} // Recover counts it (peerOf)
+		}
+	}
 	if g.flags.MessageOrder && !g.singleton {
 		g.buf.reset(next, false)
 		if !more {

@@ -58,6 +58,19 @@ type Config struct {
 	// an InvalidPollRequest.
 	MaxPollRefs int
 
+	// MaxLifetime bounds how far ahead of its arrival a message's
+	// ExpiryTime and its group's groupExpiryTime may be, and
+	// groupMaxIdleDuration (#18): beyond it the message is refused
+	// (InvalidExpiryTime; InvalidMessageParameters for the idle duration),
+	// so that no state outlives it. Zero: no bound (the gateway's default
+	// is 7 days).
+	MaxLifetime time.Duration
+	// MaxGroupsPerPeer bounds the group generations with state that
+	// messages from one peer (Message.Peer) opened, so that one peer
+	// cannot fill MaxGroups for all (D15: MessageStoreOverflow for that
+	// peer only). Zero: MaxGroups. Messages without a peer are not counted.
+	MaxGroupsPerPeer int
+
 	// MaxStepMutations bounds the mutations one call's Ready persists, give
 	// or take one message's records, so that every Persist fits a store
 	// batch (store.Limits) whatever the state: Tick, expiries, aborts and
@@ -137,6 +150,15 @@ func (c Config) withDefaults() (Config, error) {
 		if b.Max < b.Initial {
 			b.Max = b.Initial
 		}
+	}
+	if c.MaxGroupsPerPeer < 0 {
+		return c, errors.Join(ErrConfig, errors.New("negative limit"))
+	}
+	if c.MaxGroupsPerPeer == 0 {
+		c.MaxGroupsPerPeer = c.MaxGroups
+	}
+	if c.MaxLifetime < 0 {
+		return c, errors.Join(ErrConfig, errors.New("negative lifetime"))
 	}
 	if c.FaultRetention < 0 {
 		return c, errors.Join(ErrConfig, errors.New("negative retention"))

@@ -139,12 +139,13 @@ func TestIdleGroupKeepsNothingExtra(t *testing.T) {
 	idle("compacted, restarted", 21)
 }
 
-// TestGroupStateSize pins gstate to the 352-byte size class (since
-// group.Lifecycle lost its padding, 2f7a2e7): with the maps, strings and
-// heap slot an idle group owns, 416 would pass the goal of 512 B per idle
-// open group (BenchmarkIdleGroupMemory in rmp).
+// TestGroupStateSize pins gstate to the 384-byte size class: 352 since
+// group.Lifecycle lost its padding (2f7a2e7), plus the pointer to the peer
+// that opened the group (MaxGroupsPerPeer, #18). With the maps, strings
+// and heap slot an idle group owns, 416 would pass the goal of 512 B per
+// idle open group (BenchmarkIdleGroupMemory in rmp).
 func TestGroupStateSize(t *testing.T) {
-	if n := unsafe.Sizeof(gstate{}); n > 352 {
-		t.Fatalf("gstate is %d bytes, over the 352-byte size class", n)
+	if n := unsafe.Sizeof(gstate{}); n > 384 {
+		t.Fatalf("gstate is %d bytes, over the 384-byte size class", n)
 	}
 }

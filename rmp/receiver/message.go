@@ -26,6 +26,10 @@ func (r *Receiver) message(now time.Time, m *Message) {
 		r.refuse(now, m, nil, *rf)
 		return
 	}
+	if rf := r.checkLifetime(now, m); rf != nil {
+		r.refuse(now, m, nil, *rf)
+		return
+	}
 	if group.Passed(m.Expiry, now) {
 		// D11, R39: expired on arrival — not accepted; MessageExpired only
 		// when AckRequested. D17: no duplicate check is needed for it.
@@ -129,6 +133,10 @@ func (r *Receiver) open(now time.Time, m *Message, f *family) *gstate {
 		r.refuse(now, m, nil, refusal{faults.MessageStoreOverflow, "receiver.too-many-groups"})
 		return nil
 	}
+	if p := r.peers[m.Peer]; p != nil && p.groups >= r.cfg.MaxGroupsPerPeer {
+		r.refuse(now, m, nil, refusal{faults.MessageStoreOverflow, "receiver.too-many-groups-peer"})
+		return nil
+	}
 	if m.HasNumber && m.Flags.MessageOrder && m.Number > 0 { // held: the next in order is 0
 		if rf := r.holdRefusal(0, 0, len(m.Payload)); rf != nil {
 			r.refuse(now, m, nil, *rf)
@@ -140,6 +148,7 @@ func (r *Receiver) open(now time.Time, m *Message, f *family) *gstate {
 		gen = f.maxGen + 1
 	}
 	g := r.newState(group.ID{GroupID: m.GroupID, Generation: gen})
+	g.peer = r.peerOf(m.Peer)
 	g.flags = m.Flags
 	g.lc.Ordered = m.Flags.MessageOrder
 	if m.HasNumber && m.Flags.MessageOrder {

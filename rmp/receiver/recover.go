@@ -73,6 +73,9 @@ func (r *Receiver) recoverRecord(cur **gstate, k group.Key, v []byte) error {
 		if err := decodeMeta(v, g); err != nil {
 			return err
 		}
+		if g.peer != nil {
+			g.peer = r.peerOf(g.peer.name)
+		}
 		if g.singleton && g.expiryAt().IsZero() {
 			return fmt.Errorf("%w: singleton without expiry", ErrCorrupt)
 		}

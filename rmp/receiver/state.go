@@ -49,7 +49,9 @@ type faultRec struct {
 // which leaves no padding.
 type gstate struct {
 	id group.ID
-	lc group.Lifecycle
+	// peer opened the generation (MaxGroupsPerPeer); nil for none.
+	peer *peerCount
+	lc   group.Lifecycle
 	// received holds every accepted number: held, pending, taken or
 	// discarded (D17, D24). Singletons hold {0}.
 	received group.SeqSet
@@ -139,6 +141,8 @@ type Receiver struct {
 	groups map[string]*family
 	// states counts group generations with state (MaxGroups).
 	states int
+	// peers counts them by the peer that opened them (MaxGroupsPerPeer).
+	peers map[string]*peerCount
 	// heldCount and heldBytes total the ordering buffers (D15).
 	heldCount, heldBytes int
 	heap                 deadlineHeap
@@ -160,7 +164,7 @@ func New(cfg Config) (*Receiver, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Receiver{cfg: c, groups: map[string]*family{}, out: newOutbox()}, nil
+	return &Receiver{cfg: c, groups: map[string]*family{}, peers: map[string]*peerCount{}, out: newOutbox()}, nil
 }
 
 func (r *Receiver) newState(id group.ID) *gstate {
@@ -183,6 +187,9 @@ func (r *Receiver) addState(g *gstate) {
 	slices.SortFunc(f.gens, func(a, b *gstate) int { return cmpU64(a.id.Generation, b.id.Generation) })
 	f.maxGen = max(f.maxGen, g.id.Generation)
 	r.states++
+	if g.peer != nil {
+		g.peer.groups++
+	}
 }
 
 // dropState forgets g (its records are deleted by the caller).
@@ -201,6 +208,11 @@ func (r *Receiver) dropState(g *gstate) {
 		}
 	}
 	r.states--
+	if p := g.peer; p != nil {
+		if p.groups--; p.groups <= 0 {
+			delete(r.peers, p.name)
+		}
+	}
 }
 
 // touch marks g to be saved and rescheduled when the call finishes.

@@ -34,6 +34,10 @@ type Message struct {
 	// header, or the SOAP 1.2 action parameter); it is stored and handed to
 	// the consumer with the payload.
 	Action string
+	// Peer names who sent the message, as the transport authenticated it
+	// (the HTTP client's IP address; a TLS client identity where there is
+	// one), for Config.MaxGroupsPerPeer; "" is no one in particular.
+	Peer string
 }
 
 func (m *Message) content() content { return content{payload: m.Payload, action: m.Action} }

@@ -1,0 +1,32 @@
+package rmp
+
+import (
+	"net"
+	"net/http"
+)
+
+// quotaPeer names the sender of an inbound request for the receiving
+// RMP's per-peer bounds (receiver.Config.MaxGroupsPerPeer, #18): its
+// verified identity under mutual TLS (Peer.ID), else its IP address, so
+// that one host's connections count together; "" when neither is known.
+func quotaPeer(p Peer, addr string) string {
+	if id := p.ID(); id != "" {
+		return "tls:" + id
+	}
+	if addr != "" {
+		return "ip:" + addr
+	}
+	return ""
+}
+
+// clientAddr is the IP address of the request's client, without its port.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return ip.String()
+	}
+	return host
+}
