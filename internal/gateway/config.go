@@ -436,6 +436,11 @@ func (c *Config) Validate() error {
 	pos("idle-timeout", int64(c.IdleTimeout))
 	pos("max-conns", int64(c.MaxConns))
 	pos("max-header-bytes", c.MaxHeaderBytes)
+	// The write deadline runs from the request's header: it must leave room
+	// for reading the body and for a route's wait for its answer.
+	if c.WriteTimeout <= c.ReadTimeout || c.WriteTimeout <= c.RouteTimeout {
+		errs = append(errs, fmt.Errorf("-write-timeout (%s) must exceed -read-timeout (%s) and -route-timeout (%s)", c.WriteTimeout, c.ReadTimeout, c.RouteTimeout))
+	}
 	pos("idempotency-window", int64(c.IdempotencyWindow))
 	pos("max-idempotency-keys", int64(c.MaxIdempotencyKeys))
 	pos("route-timeout", int64(c.RouteTimeout))

@@ -170,6 +170,8 @@ func TestFlagsConnectionBounds(t *testing.T) {
 		WriteTimeout: 3 * time.Minute, ReadHeaderTimeout: 2 * time.Second, MaxHeaderBytes: 8 << 10},
 		Config{MaxConns: c.MaxConns, IdleTimeout: c.IdleTimeout, ReadTimeout: c.ReadTimeout,
 			WriteTimeout: c.WriteTimeout, ReadHeaderTimeout: c.ReadHeaderTimeout, MaxHeaderBytes: c.MaxHeaderBytes})
+	c.WriteTimeout = c.ReadTimeout
+	require.ErrorContains(t, c.Validate(), "-write-timeout (9s) must exceed -read-timeout (9s)")
 	c.MaxConns = 0
 	require.ErrorContains(t, c.Validate(), "-max-conns must be positive")
 }
