@@ -27,6 +27,7 @@ package rmp_test
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
@@ -45,6 +46,7 @@ import (
 
 	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/internal/benchkit"
+	"github.com/wsrkit/wsrkit/internal/testpki"
 	"github.com/wsrkit/wsrkit/rmp"
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/sender"
@@ -316,11 +318,33 @@ func BenchmarkEndToEndHTTP(b *testing.B) {
 }
 
 func benchEndToEnd(b *testing.B, kind string, groups int, set func(*sender.Config)) {
+	benchEndToEndOver(b, kind, groups, set, "plain")
+}
+
+// BenchmarkEndToEndHTTPMutualTLS is BenchmarkEndToEndHTTP at 64 groups
+// over plain HTTP and over mutual TLS (the sender presents a client
+// certificate, the receiver requires and verifies it; keep-alive, so the
+// handshakes are paid once per connection), back to back in one run: the
+// msg/s ratio is what TLS costs per message (#19). link=mtls keeps
+// HTTP/1.1 with a connection per group like the plain run; link=mtls-h2
+// negotiates HTTP/2 as the gateway's listener and client do (one
+// connection, multiplexed).
+func BenchmarkEndToEndHTTPMutualTLS(b *testing.B) {
+	for _, kind := range []string{"pebble", "mem"} {
+		for _, link := range []string{"plain", "mtls", "mtls-h2"} {
+			b.Run(fmt.Sprintf("store=%s/groups=64/link=%s", kind, link), func(b *testing.B) {
+				benchEndToEndOver(b, kind, 64, nil, link)
+			})
+		}
+	}
+}
+
+func benchEndToEndOver(b *testing.B, kind string, groups int, set func(*sender.Config), link string) {
 	router := &outcomeRouter{}
 	for range groups {
 		router.ch = append(router.ch, make(chan sender.Outcome, 1))
 	}
-	rig := newE2ERig(b, kind, groups, router, set)
+	rig := newE2ERig(b, kind, groups, router, set, link)
 	load(b, groups, func(g int, i uint64) error {
 		ref, err := rig.submit(g)
 		if err != nil {
@@ -396,16 +420,27 @@ type e2eRig struct {
 	wal0r, wal0s       uint64
 }
 
-func newE2ERig(b *testing.B, kind string, groups int, outcomes rmp.OutcomeHandler, set func(*sender.Config)) *e2eRig {
+func newE2ERig(b *testing.B, kind string, groups int, outcomes rmp.OutcomeHandler, set func(*sender.Config), link string) *e2eRig {
 	r := &e2eRig{rst: openStore(b, kind), sst: openStore(b, kind), check: newOrderCheck()}
 	r.rn = receiverNode(b, r.rst, r.check)
-	srv := httptest.NewServer(timedHandler(r.rn, &r.recvLat))
-	b.Cleanup(srv.Close)
-	r.url = srv.URL
+	srv := httptest.NewUnstartedServer(timedHandler(r.rn, &r.recvLat))
 	// One connection per group; the default 16 would cap the 64-group run
 	// at 16 messages in flight.
-	r.polls = &pollCounter{next: rmp.NewHTTPTransport(rmp.HTTPTransportConfig{MaxPerDestination: max(16, groups),
-		Outbound: &rmp.OutboundPolicy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}})}
+	tc := rmp.HTTPTransportConfig{MaxPerDestination: max(16, groups),
+		Outbound: &rmp.OutboundPolicy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}}
+	if link != "plain" {
+		ca := testpki.NewCA(b, "bench CA")
+		srv.TLS = &tls.Config{Certificates: []tls.Certificate{ca.Server(b, "receiver").TLS},
+			ClientCAs: ca.Pool(), ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12}
+		srv.EnableHTTP2 = link == "mtls-h2"
+		srv.StartTLS()
+		tc.TLS = testpki.ClientConfig(ca.Pool(), ca.Client(b, "sender"))
+	} else {
+		srv.Start()
+	}
+	b.Cleanup(srv.Close)
+	r.url = srv.URL
+	r.polls = &pollCounter{next: rmp.NewHTTPTransport(tc)}
 	cfg := rmp.NodeConfig{Store: r.sst, Outcomes: outcomes, Transport: r.polls}
 	cfg.Engine.Sender.InstanceID = "bench"
 	if set != nil {
@@ -558,7 +593,7 @@ func benchStream(b *testing.B, kind string, groups int, set func(*sender.Config)
 	for g := range router.groups {
 		router.groups[g] = streamGroup{slots: make(chan struct{}, streamWindow), sent: map[uint64]time.Time{}}
 	}
-	rig := newE2ERig(b, kind, groups, router, set)
+	rig := newE2ERig(b, kind, groups, router, set, "plain")
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, groups)

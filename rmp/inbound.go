@@ -195,6 +195,7 @@ func (e *Engine) ReceiveInbound(now time.Time, token uint64, in *Inbound) {
 	if env.PollRequest != nil {
 		p := receiverPoll(env.PollRequest)
 		p.ReplyToRefused = in.pollReplyToRefused
+		p.Peer = quotaPeer(in.peer, in.addr)
 		prd := e.recv.Poll(now, p)
 		if prd.SOAPFault != nil {
 			e.addReceiver(prd)

@@ -20,6 +20,10 @@ type Metrics struct {
 	// FaultsReceived those read by the sending side.
 	FaultsSent     [16]uint64
 	FaultsReceived [16]uint64
+	// ForeignPeer counts messages refused, and ForeignPeerPolls PollRequest
+	// references ignored, because their group is bound to another peer
+	// identity (receiver.Config.BindGroupsToPeer).
+	ForeignPeer, ForeignPeerPolls uint64
 	// Outcomes counts outcomes handed to the producer, by kind and reason.
 	Outcomes map[OutcomeLabel]uint64
 	// Gauges.
@@ -56,6 +60,13 @@ func (m *Metrics) countReceiverEvent(ev *receiver.Event) {
 		m.Discarded++
 		m.countFault(ev.Code, true)
 	case receiver.EventRefused:
+		switch ev.Label {
+		case receiver.LabelForeignPeerPoll: // nothing was sent
+			m.ForeignPeerPolls++
+			return
+		case receiver.LabelForeignPeer:
+			m.ForeignPeer++
+		}
 		m.countFault(ev.Code, true)
 	}
 }

@@ -3,6 +3,8 @@ package rmp
 import (
 	"net"
 	"net/http"
+
+	"github.com/wsrkit/wsrkit/rmp/receiver"
 )
 
 // quotaPeer names the sender of an inbound request for the receiving
@@ -11,7 +13,7 @@ import (
 // that one host's connections count together; "" when neither is known.
 func quotaPeer(p Peer, addr string) string {
 	if id := p.ID(); id != "" {
-		return "tls:" + id
+		return receiver.VerifiedPeerPrefix + id // binds groups (BindGroupsToPeer)
 	}
 	if addr != "" {
 		return "ip:" + addr

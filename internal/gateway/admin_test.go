@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"flag"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -161,4 +162,34 @@ func TestTLSFlagsValidate(t *testing.T) {
 	cfg.Listen, cfg.DataDir, cfg.TLSCert, cfg.TLSKey = "127.0.0.1:0", t.TempDir(), "/nonexistent.crt", "/nonexistent.key"
 	_, err := Start(cfg, Options{})
 	require.ErrorContains(t, err, "-tls-cert/-tls-key")
+}
+
+// TestBindGroupsToPeerDefault: -bind-groups-to-peer is on exactly when
+// client certificates are required, unless set.
+func TestBindGroupsToPeerDefault(t *testing.T) {
+	parse := func(args ...string) Config {
+		c := DefaultConfig()
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		c.RegisterFlags(fs)
+		require.NoError(t, fs.Parse(args))
+		return c
+	}
+	tlsArgs := []string{"-tls-cert", "c", "-tls-key", "k", "-tls-client-ca", "ca"}
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{nil, false},
+		{tlsArgs, true}, // require by default with -tls-client-ca
+		{append(tlsArgs, "-tls-client-auth", "request"), false},
+		{append(tlsArgs, "-tls-client-auth", "request", "-bind-groups-to-peer"), true},
+		{append(tlsArgs, "-bind-groups-to-peer=false"), false},
+		{append(tlsArgs, "-store", "etcd"), false}, // forwarded requests carry no identity
+	} {
+		cfg := parse(c.args...)
+		require.Equal(t, c.want, cfg.BindsGroupsToPeer(), "%q", c.args)
+		require.Equal(t, c.want, engineConfig(&cfg, "i").Receiver.BindGroupsToPeer, "%q", c.args)
+	}
+	cfg := parse(append(tlsArgs, "-store", "etcd", "-etcd-endpoints", "127.0.0.1:2379", "-bind-groups-to-peer")...)
+	require.ErrorContains(t, cfg.Validate(), "-bind-groups-to-peer is not available with -store etcd")
 }

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"flag"
@@ -157,7 +158,42 @@ type Config struct {
 	// forgotten beyond it).
 	IdempotencyWindow  time.Duration
 	MaxIdempotencyKeys int
+	// BindGroupsToPeer (-bind-groups-to-peer): a receiving group takes
+	// messages and answers polls only for the identity that opened it;
+	// nil = on exactly when client certificates are required (and not with
+	// -store etcd, whose forwarded requests carry no identity).
+	BindGroupsToPeer *bool
 }
+
+// BindsGroupsToPeer resolves -bind-groups-to-peer against its default.
+func (c *Config) BindsGroupsToPeer() bool {
+	if c.BindGroupsToPeer != nil {
+		return *c.BindGroupsToPeer
+	}
+	return c.TLSCert != "" && clientAuthType(c) == tls.RequireAndVerifyClientCert && c.Store != StoreEtcd
+}
+
+// optBool is a boolean flag whose absence leaves nil (its default derives
+// from other flags).
+type optBool struct{ p **bool }
+
+func (o optBool) String() string {
+	if o.p == nil || *o.p == nil {
+		return ""
+	}
+	return strconv.FormatBool(**o.p)
+}
+
+func (o optBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("invalid boolean %q", s)
+	}
+	*o.p = &v
+	return nil
+}
+
+func (o optBool) IsBoolFlag() bool { return true }
 
 // DefaultConfig returns the defaults of `wsrkit serve`.
 func DefaultConfig() Config {
@@ -288,6 +324,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.AdminListen, "admin-listen", c.AdminListen, "serve /v1/*, /metrics and /healthz on this address instead; -listen then serves only /rmp, /soap/* and /healthz")
 	fs.StringVar(&c.AdminTokenFile, "admin-token-file", c.AdminTokenFile, "file holding the token every admin request must send as Authorization: Bearer <token> (re-read on SIGHUP)")
 	fs.BoolVar(&c.MetricsPublic, "metrics-public", c.MetricsPublic, "serve /metrics without the admin token")
+	fs.Var(optBool{&c.BindGroupsToPeer}, "bind-groups-to-peer", "refuse messages (InvalidMessageId) and polls about a receiving group from another client-certificate identity than the one that opened it (default on when -tls-client-auth is require)")
 	fs.DurationVar(&c.RouteTimeout, "route-timeout", c.RouteTimeout, "how long a -route client waits for the acknowledgement before a SOAP Fault (HTTP 504); the message is still resent")
 }
 
@@ -513,6 +550,9 @@ func (c *Config) validateSecurity() []error {
 	}
 	if c.TLSClientCA != "" && c.TLSCert == "" {
 		errs = append(errs, errors.New("-tls-client-ca needs -tls-cert and -tls-key"))
+	}
+	if c.BindGroupsToPeer != nil && *c.BindGroupsToPeer && c.Store == StoreEtcd {
+		errs = append(errs, errors.New("-bind-groups-to-peer is not available with -store etcd: a request forwarded between instances carries no peer identity"))
 	}
 	if c.AdminListen != "" && c.Store == StoreEtcd {
 		errs = append(errs, errors.New("-admin-listen is not available with -store etcd: instances forward admin requests to each other's -advertise-url"))

@@ -261,6 +261,7 @@ func engineConfig(c *Config, instance string) rmp.Config {
 	}
 	rc := receiver.DefaultConfig()
 	rc.AckOnDelivery = c.AckOnDelivery
+	rc.BindGroupsToPeer = c.BindsGroupsToPeer()
 	rc.MaxGroups = c.MaxOpenGroups
 	rc.MaxGroupsPerPeer = min(c.MaxOpenGroupsPerPeer, c.MaxOpenGroups)
 	rc.MaxLifetime = c.MaxLifetime

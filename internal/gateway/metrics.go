@@ -57,6 +57,8 @@ func addMetrics(sum *rmp.Metrics, m rmp.Metrics) {
 	sum.Submitted += m.Submitted
 	sum.Retries += m.Retries
 	sum.Commits += m.Commits
+	sum.ForeignPeer += m.ForeignPeer
+	sum.ForeignPeerPolls += m.ForeignPeerPolls
 	for i := range sum.FaultsSent {
 		sum.FaultsSent[i] += m.FaultsSent[i]
 		sum.FaultsReceived[i] += m.FaultsReceived[i]
@@ -96,6 +98,10 @@ func writeMetrics(w io.Writer, m *rmp.Metrics, gs gauges) {
 			fmt.Fprintf(w, "wsrkit_faults_total{code=%q,direction=\"received\"} %d\n", c.String(), v)
 		}
 	}
+
+	fmt.Fprint(w, "# HELP wsrkit_refused_total Requests refused for who sent them: a message into, or a PollRequest reference to, a group bound to another peer identity (-bind-groups-to-peer).\n# TYPE wsrkit_refused_total counter\n")
+	fmt.Fprintf(w, "wsrkit_refused_total{reason=\"foreign-peer\"} %d\n", m.ForeignPeer)
+	fmt.Fprintf(w, "wsrkit_refused_total{reason=\"foreign-peer-poll\"} %d\n", m.ForeignPeerPolls)
 
 	fmt.Fprint(w, "# HELP wsrkit_outcomes_total Outcomes handed to the producer (D27).\n# TYPE wsrkit_outcomes_total counter\n")
 	lines := make([]string, 0, len(m.Outcomes))

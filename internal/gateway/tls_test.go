@@ -10,14 +10,18 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/internal/testpki"
 	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/soap"
 )
 
 // pki is one test's CA, a CA nobody trusts, and their files.
@@ -222,7 +226,17 @@ func TestMutualTLSGatewaysEndToEnd(t *testing.T) {
 	}
 	require.Len(t, sink.got, 2)
 	for gid, nums := range sink.got {
-		require.Equal(t, want, nums, "group %s: in order, each once", gid)
+		// A hand-off under way when B stopped may be handed out again after
+		// the restart (R92): the consumer sees that number twice in a row,
+		// never out of order, never a gap.
+		again := 0
+		for i := 1; i < len(nums); i++ {
+			if nums[i] == nums[i-1] {
+				again++
+			}
+		}
+		require.LessOrEqual(t, again, 1, "group %s: one restart, at most one re-hand-off: %v", gid, nums)
+		require.Equal(t, want, slices.Compact(slices.Clone(nums)), "group %s: in order, each delivered", gid)
 	}
 	sink.mu.Unlock()
 	require.Eventually(t, func() bool {
@@ -315,4 +329,55 @@ func TestAdminListenerOverTLS(t *testing.T) {
 	require.Equal(t, 200, resp.StatusCode)
 	_, err = tlsClient(p.ca, nil).Get(s.URL() + "/healthz")
 	require.Error(t, err, "the public listener requires a client certificate")
+}
+
+// TestPeerBoundGroups: under -tls-client-auth require (-bind-groups-to-peer
+// on by default) partner A opens a group at B; partner B, with its own
+// certificate from the same CA, cannot send into it (InvalidMessageId in
+// the answer's RM-Reply) nor learn anything of it by polling, and each
+// refusal is counted in wsrkit_refused_total; A's next message is still
+// taken (#19 item 5).
+func TestPeerBoundGroups(t *testing.T) {
+	p := newPKI(t)
+	sink := &deliveriesSink{got: map[string][]string{}}
+	deliver := httptest.NewServer(sink)
+	t.Cleanup(deliver.Close)
+	b := startLocal(t, func(c *Config) { p.mtlsConfig(t, "b", "")(c); c.Deliver = deliver.URL })
+	partnerA := p.ca.Client(t, "partner-a", "urn:partner:a")
+	partnerB := p.ca.Client(t, "partner-b", "urn:partner:b")
+	post := func(leaf *testpki.Leaf, h soap.Headers) string {
+		env, err := soap.AppendEnvelope(nil, soap.SOAP11, h, faults.Extended, []byte(`<m xmlns="urn:t"/>`))
+		require.NoError(t, err)
+		resp, err := tlsClient(p.ca, leaf).Post(b.URL()+"/rmp", soap.ContentTypeSOAP11, bytes.NewReader(env))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return string(body)
+	}
+	msg := func(n uint64) soap.Headers {
+		return soap.Headers{Request: &soap.Request{
+			MessageID:    soap.MessageID{GroupID: "urn:a:orders", Sequence: &soap.SequenceNum{Number: n}},
+			ExpiryTime:   time.Now().Add(time.Hour).UTC().Truncate(time.Second),
+			ReplyPattern: soap.ReplyPattern{Value: group.ReplyResponse},
+			Flags:        group.Flags{AckRequested: true, DuplicateElimination: true, MessageOrder: true},
+		}}
+	}
+	require.NotContains(t, post(partnerA, msg(0)), "fault=", "A opens the group")
+	got := post(partnerB, msg(1))
+	require.Contains(t, got, `fault="wsrm:InvalidMessageId"`, "B into A's group")
+	poll := soap.Headers{PollRequest: &soap.PollRequest{Refs: []soap.RefToMessageIds{{GroupID: "urn:a:orders"}}}}
+	require.NotContains(t, post(partnerB, poll), "urn:a:orders", "B's poll learns nothing of A's group")
+	require.Contains(t, post(partnerA, poll), "urn:a:orders", "A's poll is answered")
+	require.NotContains(t, post(partnerA, msg(1)), "fault=", "A goes on")
+	require.Eventually(t, func() bool { return sink.count() == 2 }, 10*time.Second, 20*time.Millisecond)
+	sink.mu.Lock()
+	require.Equal(t, []string{"0", "1"}, sink.got["urn:a:orders"], "only A's messages were delivered")
+	sink.mu.Unlock()
+
+	resp, err := tlsClient(p.ca, partnerA).Get(b.URL() + "/metrics")
+	require.NoError(t, err)
+	m, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Contains(t, string(m), `wsrkit_refused_total{reason="foreign-peer"} 1`)
+	require.Contains(t, string(m), `wsrkit_refused_total{reason="foreign-peer-poll"} 1`)
 }

@@ -57,6 +57,12 @@ type Config struct {
 	// MaxPollRefs bounds the RefToMessageIds of one PollRequest; more is
 	// an InvalidPollRequest.
 	MaxPollRefs int
+	// BindGroupsToPeer refuses a message into a group opened by another
+	// verified peer (VerifiedPeerPrefix) with InvalidMessageId
+	// (LabelForeignPeer), and answers a PollRequest about such a group as
+	// about an unknown one. A group opened by an unverified sender is
+	// bound to no one.
+	BindGroupsToPeer bool
 
 	// MaxLifetime bounds how far ahead of its arrival a message's
 	// ExpiryTime and its group's groupExpiryTime may be, and

@@ -45,6 +45,10 @@ func (r *Receiver) message(now time.Time, m *Message) {
 	if f := r.groups[m.GroupID]; f != nil {
 		r.advanceFamily(now, f) // due terminations apply before this message
 	}
+	if r.foreign(m.GroupID, m.Peer) {
+		r.refuseForeign(m)
+		return
+	}
 	if m.HasNumber {
 		r.sequenced(now, m)
 	} else {

@@ -30,6 +30,11 @@ func (r *Receiver) Poll(now time.Time, p PollRequest) Ready {
 		if f == nil {
 			continue
 		}
+		if r.foreign(ref.GroupID, p.Peer) {
+			// Answered as an unknown group: nothing of it is told (R78).
+			r.event(Event{Kind: EventRefused, Group: group.ID{GroupID: ref.GroupID}, Label: LabelForeignPeerPoll})
+			continue
+		}
 		// Every generation answers: replies carry no generation (D24), and
 		// a fault about an acknowledged message may sit in an older one
 		// after a resend opened a new one (D13; gateway notes: "the same

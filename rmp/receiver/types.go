@@ -47,6 +47,8 @@ type PollRequest struct {
 	Refs []PollRef
 	// ReplyTo, when set, sends the answer as a callback there (R80).
 	ReplyTo string
+	// Peer names the poller as Message.Peer does (BindGroupsToPeer).
+	Peer string
 	// ReplyToRefused: the driver's outbound policy refuses ReplyTo.
 	ReplyToRefused bool
 }
