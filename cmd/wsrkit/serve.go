@@ -60,7 +60,7 @@ func serve(args []string, stderr io.Writer, started func(*gateway.Server) (stop 
 	if started != nil {
 		stop = started(srv)
 	}
-	status, lost := 0, false
+	status, lost := 0, "" // lost: why the node's state is no longer this process's to close cleanly
 wait:
 	for {
 		select {
@@ -74,18 +74,24 @@ wait:
 			fmt.Fprintf(stderr, "wsrkit serve: %v\n", err)
 			status = 1
 			break wait
+		case err := <-srv.StoreFailed():
+			// The disk takes writes again after a store failure: a
+			// restart recovers what was committed.
+			fmt.Fprintf(stderr, "wsrkit serve: stopping: %v\n", err)
+			status, lost = 1, "a store failure"
+			break wait
 		case err := <-srv.Lost():
 			// Another instance may own the state now: stop at once (D8 fencing).
 			fmt.Fprintf(stderr, "wsrkit serve: stopping: %v\n", err)
-			status, lost = 1, true
+			status, lost = 1, "losing the etcd lease or a shard claim"
 			break wait
 		}
 	}
 	sctx, scancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer scancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		if lost { // expected: the store refuses a stale owner; the line above says why
-			log.Warn("shutdown after losing the etcd lease or a shard claim", "err", err)
+		if lost != "" { // expected: the store refuses; the line above says why
+			log.Warn("shutdown after "+lost, "err", err)
 			return 1
 		}
 		fmt.Fprintf(stderr, "wsrkit serve: shutdown: %v\n", err)

@@ -24,9 +24,14 @@ const (
 // must stop.
 var ErrLost = errors.New("gateway: etcd ownership lost")
 
-// openPebble opens the -store pebble store under -data.
-func openPebble(cfg *Config) (store.Store, error) {
-	return pebblestore.Open(pebblestore.Options{Dir: filepath.Join(cfg.DataDir, storeDir)})
+// openPebble opens the -store pebble store under -data; tune, when set,
+// adjusts its options (Options.Pebble).
+func openPebble(cfg *Config, tune func(*pebblestore.Options)) (store.Store, error) {
+	o := pebblestore.Options{Dir: filepath.Join(cfg.DataDir, storeDir)}
+	if tune != nil {
+		tune(&o)
+	}
+	return pebblestore.Open(o)
 }
 
 // fencedStore is a shard node's view of its fenced etcd store. Its Close

@@ -29,6 +29,7 @@ import (
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
 	"github.com/wsrkit/wsrkit/store"
+	"github.com/wsrkit/wsrkit/store/pebblestore"
 )
 
 // Options are the parts of a Gateway that tests and the demo replace.
@@ -46,6 +47,9 @@ type Options struct {
 	// WrapShardStore, when set, wraps the store of each shard node
 	// (-store etcd; tests pause commits with it).
 	WrapShardStore func(shard int, s store.Store) store.Store
+	// Pebble, when set, adjusts the -store pebble store's options before
+	// it opens (tests fill the disk with pebblestore.FullDisk).
+	Pebble func(*pebblestore.Options)
 }
 
 // Gateway is one running `wsrkit serve` instance without its listener:
@@ -76,6 +80,11 @@ type Gateway struct {
 	token               *adminToken // nil without -admin-token-file
 	peerTLS             *peerTLS
 	clockMu             sync.Mutex // serialises fake clock moves
+	// -store pebble: a node stopped by its store reports here once the
+	// disk takes writes again (storewatch.go).
+	storeDown chan error
+	stopWatch chan struct{}
+	watchOnce sync.Once
 }
 
 // Layout of the data directory.
@@ -168,7 +177,7 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 		g.routes()
 		return g, nil
 	}
-	st, err := openPebble(&cfg)
+	st, err := openPebble(&cfg, opts.Pebble)
 	if err != nil {
 		g.closeFiles()
 		return nil, fmt.Errorf("opening store: %w", err)
@@ -180,6 +189,7 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 		g.closeFiles()
 		return nil, err
 	}
+	g.watchStore(st)
 	g.routes()
 	return g, nil
 }
@@ -399,6 +409,7 @@ func (g *Gateway) Close(ctx context.Context) error {
 	if g.cl != nil {
 		err = g.cl.close(ctx)
 	} else {
+		g.watchOnce.Do(func() { close(g.stopWatch) })
 		err = g.single.Close(ctx)
 	}
 	return errors.Join(err, g.closeFiles())

@@ -69,6 +69,8 @@ type Logger interface {
 // Store is a store.Store on pebble, safe for concurrent use.
 type Store struct {
 	db    *pebble.DB
+	fs    vfs.FS
+	dir   string
 	lim   store.Limits
 	fatal *fatalState
 	// locks serialise the batches that read and replace the same
@@ -90,7 +92,7 @@ var _ store.Store = (*Store)(nil)
 
 // Open opens (creating it when missing) the store in opts.Dir.
 func Open(opts Options) (s *Store, err error) {
-	fatal := &fatalState{}
+	fatal := newFatalState()
 	po := &pebble.Options{
 		FS:           opts.FS,
 		CacheSize:    opts.CacheSize,
@@ -104,7 +106,13 @@ func Open(opts Options) (s *Store, err error) {
 	if opts.Tune != nil {
 		opts.Tune(po)
 	}
-	po.Logger = &fatalLogger{Logger: opts.Logger, state: fatal}
+	fl := &fatalLogger{Logger: opts.Logger, state: fatal}
+	po.Logger = fl
+	stop := pebble.EventListener{BackgroundError: fl.backgroundError}
+	if po.EventListener != nil {
+		stop = pebble.TeeEventListener(stop, *po.EventListener)
+	}
+	po.EventListener = &stop
 	// FormatNewest on creation (peers.md D.2); an existing store keeps its
 	// format, pebble upgrades one-way only.
 	po.FormatMajorVersion = pebble.FormatNewest
@@ -117,7 +125,10 @@ func Open(opts Options) (s *Store, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("pebblestore: open %s: %w", opts.Dir, err)
 	}
-	s = &Store{db: db, lim: opts.Limits, fatal: fatal, deadlines: newDeadlineCache(opts.DeadlineCacheEntries)}
+	s = &Store{db: db, fs: po.FS, dir: opts.Dir, lim: opts.Limits, fatal: fatal, deadlines: newDeadlineCache(opts.DeadlineCacheEntries)}
+	if s.fs == nil {
+		s.fs = vfs.Default
+	}
 	s.cond.L = &s.mu
 	return s, nil
 }
@@ -160,15 +171,30 @@ func (s *Store) guard(err *error) {
 }
 
 // Apply implements store.Store: one pebble batch, committed with Sync.
-func (s *Store) Apply(batch []group.Mutation) (err error) {
+// It returns as soon as the store failed, also while its commit is stuck
+// inside pebble (fail.go).
+func (s *Store) Apply(batch []group.Mutation) error {
 	if err := s.enter(); err != nil {
 		return err
 	}
-	defer s.exit()
-	defer s.guard(&err)
 	if len(batch) == 0 {
+		s.exit()
 		return nil
 	}
+	done := make(chan error, 1)
+	go func() { done <- s.apply(batch) }()
+	select {
+	case err := <-done:
+		return err
+	case <-s.fatal.failed:
+		return s.fatal.get()
+	}
+}
+
+// apply is Apply's commit, inside the call Apply entered.
+func (s *Store) apply(batch []group.Mutation) (err error) {
+	defer s.exit()
+	defer s.guard(&err)
 	keys := kvplan.LockKeys(batch)
 	s.locks.Lock(keys)
 	defer s.locks.Unlock(keys)
@@ -178,7 +204,13 @@ func (s *Store) Apply(batch []group.Mutation) (err error) {
 	if err != nil {
 		return err
 	}
-	return s.commit(b, keys, finals)
+	if err := s.commit(b, keys, finals); err != nil {
+		// A commit that pebble could not write (a full disk, an I/O error)
+		// leaves its WAL unusable: pebble panics past recovery on the next
+		// WAL rotation. The store stops here (fail.go).
+		return s.fatal.set(fmt.Errorf("%w: %w", store.ErrFailed, err))
+	}
+	return nil
 }
 
 // read returns a copy of the value under an engine key.
@@ -227,10 +259,10 @@ func (s *Store) Close() (err error) {
 	}
 	s.closed = true
 	s.closing.Store(true)
-	for s.inflight > 0 {
-		s.cond.Wait()
-	}
 	s.mu.Unlock()
+	if !s.waitIdle() || s.fatal.get() != nil {
+		return s.closeFailed()
+	}
 	defer s.guard(&err)
 	err = s.db.Close()
 	if f := s.fatal.get(); f != nil {
@@ -242,31 +274,16 @@ func (s *Store) Close() (err error) {
 	return nil
 }
 
-// fatalState holds the first fatal error pebble reported.
-type fatalState struct{ err atomic.Pointer[error] }
-
-func (f *fatalState) get() error {
-	if p := f.err.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
-
-// set records err unless an earlier fatal error is recorded, and returns
-// the recorded one.
-func (f *fatalState) set(err error) error {
-	f.err.CompareAndSwap(nil, &err)
-	return f.get()
-}
-
 // fatalPanic is the panic value of fatalLogger.Fatalf.
 type fatalPanic struct{ err error }
 
 // fatalLogger forwards pebble's log lines and turns Fatalf into a recorded
 // error and a panic that the store's calls recover.
 type fatalLogger struct {
-	Logger Logger // nil: drop Infof, Errorf to the standard log
-	state  *fatalState
+	Logger  Logger // nil: drop Infof, Errorf to the standard log
+	state   *fatalState
+	limit   lineLimit    // Errorf lines (fail.go)
+	retries atomic.Int64 // background errors so far
 }
 
 func (l *fatalLogger) Infof(format string, args ...any) {
@@ -276,6 +293,14 @@ func (l *fatalLogger) Infof(format string, args ...any) {
 }
 
 func (l *fatalLogger) Errorf(format string, args ...any) {
+	ok, dropped := l.limit.allow()
+	if !ok {
+		return
+	}
+	if dropped > 0 {
+		format += " (%d similar lines dropped)"
+		args = append(args[:len(args):len(args)], dropped)
+	}
 	if l.Logger != nil {
 		l.Logger.Errorf(format, args...)
 		return

@@ -1,0 +1,55 @@
+package gateway
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/wsrkit/wsrkit/store"
+)
+
+// A store failure (a full disk: ENOSPC, or any write error) stops the
+// node: requests answer 503 at once, /healthz 503 (#18). The gateway does
+// not reopen the store in place; it probes the disk every second and, once
+// the disk takes writes again, reports on StoreFailed, and `wsrkit serve`
+// exits 1 with one line so that a supervisor restarts it. The restart
+// recovers from what was committed: nothing acknowledged is lost.
+
+// ErrStoreFailed is wrapped by the error StoreFailed reports.
+var ErrStoreFailed = errors.New("gateway: store failed")
+
+// storeProbeInterval paces the disk probes of a failed store (wall time:
+// it paces the disk, not the protocol).
+const storeProbeInterval = time.Second
+
+// watchStore starts watching the pebble node's store.
+func (g *Gateway) watchStore(st store.Store) {
+	g.storeDown = make(chan error, 1)
+	g.stopWatch = make(chan struct{})
+	probe, _ := st.(interface{ ProbeSpace() error })
+	go func() {
+		t := time.NewTicker(storeProbeInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-g.stopWatch:
+				return
+			case <-t.C:
+			}
+			err := g.single.Err()
+			if err == nil {
+				continue
+			}
+			if probe != nil && probe.ProbeSpace() != nil {
+				continue // still full: keep answering 503
+			}
+			g.storeDown <- fmt.Errorf("%w (%v); the disk takes writes again: exiting so that a supervisor restarts the gateway", ErrStoreFailed, err)
+			return
+		}
+	}()
+}
+
+// StoreFailed reports, once, that the -store pebble node was stopped by
+// its store and the disk takes writes again: the process should exit and
+// be restarted. It never fires with -store etcd.
+func (g *Gateway) StoreFailed() <-chan error { return g.storeDown }
