@@ -22,7 +22,7 @@ func (g *Gateway) handleClockGet(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "the clock endpoint needs -fake-clock")
 		return
 	}
-	writeJSON(w, http.StatusOK, ClockAnswer{Now: g.Now().Format(time.RFC3339Nano)})
+	writeJSON(w, http.StatusOK, ClockAnswer{Now: apiTime(g.Now())})
 }
 
 // handleClockPost moves the fake clock, then waits until the node has
@@ -67,5 +67,5 @@ func (g *Gateway) handleClockPost(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, ClockAnswer{Now: g.Now().Format(time.RFC3339Nano)})
+	writeJSON(w, http.StatusOK, ClockAnswer{Now: apiTime(g.Now())})
 }

@@ -37,7 +37,7 @@ func groupJSON(v rmp.GroupView) GroupJSON {
 		j.Ranges = append(j.Ranges, [2]uint64{r.From, r.To})
 	}
 	if !v.NextDeadline.IsZero() {
-		s := v.NextDeadline.UTC().Format(time.RFC3339Nano)
+		s := apiTime(v.NextDeadline)
 		j.NextDeadline = &s
 	}
 	return j

@@ -69,7 +69,7 @@ func (b *inbox) Deliver(_ context.Context, d rmp.Delivery) ([]byte, error) {
 				Number:      numberJSON(d.Ref.HasNumber, d.Ref.Number),
 				Body:        string(d.Payload),
 				Action:      d.Action,
-				DeliveredAt: b.now().UTC().Format(time.RFC3339Nano),
+				DeliveredAt: apiTime(b.now()),
 			},
 		}
 		b.order = append(b.order, id)
