@@ -441,7 +441,8 @@ func newE2ERig(b *testing.B, kind string, groups int, outcomes rmp.OutcomeHandle
 	b.Cleanup(srv.Close)
 	r.url = srv.URL
 	r.polls = &pollCounter{next: rmp.NewHTTPTransport(tc)}
-	cfg := rmp.NodeConfig{Store: r.sst, Outcomes: outcomes, Transport: r.polls}
+	// Loopback destinations allowed for submissions too (#18's policy).
+	cfg := rmp.NodeConfig{Store: r.sst, Outcomes: outcomes, Transport: r.polls, Outbound: *tc.Outbound}
 	cfg.Engine.Sender.InstanceID = "bench"
 	if set != nil {
 		set(&cfg.Engine.Sender)

@@ -113,3 +113,15 @@ func TestServeReloadsCertificateOnSIGHUP(t *testing.T) {
 	}
 	require.NotContains(t, log, "BODY-MARKER-77", "a message body")
 }
+
+// TestServeSIGHUPWithoutTLSKeepsServing: SIGHUP no longer ends a plain
+// gateway (its default action): it logs that there is nothing to reload.
+func TestServeSIGHUPWithoutTLSKeepsServing(t *testing.T) {
+	p := startServeProc(t, "-data", t.TempDir())
+	p.signal(t, syscall.SIGHUP)
+	require.Eventually(t, func() bool { return strings.Contains(p.stderr.String(), "nothing to reload") }, 10*time.Second, 20*time.Millisecond)
+	resp, err := pollClient.Get(p.url + "/healthz")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode)
+}

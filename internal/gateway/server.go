@@ -84,7 +84,7 @@ func Start(cfg Config, opts Options) (*Server, error) {
 		s.adminHTTP = s.httpServer(g.AdminHandler())
 		go func() { s.done <- s.adminHTTP.Serve(s.wrap(s.adminLn, true)) }()
 	}
-	if s.tls != nil || g.peerTLS.cert != nil || g.token != nil {
+	if s.reloadable() {
 		go s.watch()
 	}
 	return s, nil
@@ -158,8 +158,17 @@ func (s *Server) Reload() error {
 	return errors.Join(err, s.Gateway.Reload())
 }
 
+// reloadable reports whether any file is re-read by Reload.
+func (s *Server) reloadable() bool {
+	return s.tls != nil || s.peerTLS.cert != nil || s.token != nil
+}
+
 // ReloadAndLog is Reload with its outcome logged (SIGHUP, file changes).
 func (s *Server) ReloadAndLog(why string) {
+	if !s.reloadable() {
+		s.log.Info("nothing to reload: no -tls-cert, -peer-cert or -admin-token-file", "why", why)
+		return
+	}
 	if err := s.Reload(); err != nil {
 		s.log.Warn("TLS/token reload failed; the previous ones stay in use", "why", why, "err", err)
 		return
