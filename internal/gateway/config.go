@@ -124,6 +124,9 @@ type Config struct {
 	// DeliverConcurrency is how many deliveries are POSTed to -deliver at
 	// once (one group's messages always one at a time, in order).
 	DeliverConcurrency int
+	// PeerConcurrency bounds the RMP exchanges (messages, polls,
+	// callbacks) in flight to one destination host.
+	PeerConcurrency int
 	// AwaitHeldResponse bounds how long the answer to a request-response
 	// message that arrived out of order waits for its delivery, so that its
 	// business response rides on it (R73); 0 (the default) answers with the
@@ -242,6 +245,7 @@ func DefaultConfig() Config {
 		MaxIdempotencyKeys:   100000,
 		RouteTimeout:         30 * time.Second,
 		DeliverConcurrency:   32,
+		PeerConcurrency:      64,
 	}
 }
 
@@ -313,6 +317,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var((*byteSize)(&c.MaxHeaderBytes), "max-header-bytes", "largest request line and header, bytes with optional KiB/MiB suffix")
 	fs.Var((*routes)(&c.Routes), "route", "NAME=URL (repeatable): POST /soap/NAME sends a plain SOAP request reliably to the WS-R endpoint URL and answers with its business response")
 	fs.DurationVar(&c.AwaitHeldResponse, "await-held-response", c.AwaitHeldResponse, "how long the answer to a Response-pattern message held out of order waits for its delivery's business response (R73); 0 acknowledges at once (each parked answer holds a sender's connection)")
+	fs.IntVar(&c.PeerConcurrency, "peer-concurrency", c.PeerConcurrency, "RMP exchanges (messages, polls, callbacks) in flight to one destination host; each waits for its answer, a business response included")
 	fs.IntVar(&c.DeliverConcurrency, "deliver-concurrency", c.DeliverConcurrency, "deliveries POSTed to -deliver at once; one group's messages always go one at a time, in order")
 	fs.StringVar(&c.TLSCert, "tls-cert", c.TLSCert, "PEM certificate (chain) of the listener: serve HTTPS, TLS 1.2+; re-read on SIGHUP and when the file changes")
 	fs.StringVar(&c.TLSKey, "tls-key", c.TLSKey, "PEM private key of -tls-cert")
@@ -482,6 +487,7 @@ func (c *Config) Validate() error {
 	pos("max-idempotency-keys", int64(c.MaxIdempotencyKeys))
 	pos("route-timeout", int64(c.RouteTimeout))
 	pos("deliver-concurrency", int64(c.DeliverConcurrency))
+	pos("peer-concurrency", int64(c.PeerConcurrency))
 	if c.AwaitHeldResponse < 0 {
 		errs = append(errs, fmt.Errorf("-await-held-response must not be negative, got %s", c.AwaitHeldResponse))
 	}

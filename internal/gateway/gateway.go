@@ -133,7 +133,7 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 	}
 	if opts.Transport == nil {
 		opts.Transport = rmp.NewHTTPTransport(rmp.HTTPTransportConfig{MaxResponseBytes: cfg.MaxBody, TLS: ptls.config,
-			Outbound: cfg.outbound()})
+			Outbound: cfg.outbound(), MaxPerDestination: cfg.PeerConcurrency})
 	}
 	if opts.Context == nil {
 		opts.Context = context.Background()
