@@ -717,7 +717,7 @@ func (n *Node) send(o Outbound) {
 	defer n.busy.Add(-1) // after the result is posted: the ack is work to come
 	res, err := n.cfg.Transport.Do(n.ctx, o.Post)
 	if err != nil {
-		n.log.Debug("send failed", "kind", o.Ref.Kind.String(), "url", redactURL(o.Post.URL), "err", err)
+		n.log.Debug("send failed", "kind", o.Ref.Kind.String(), "url", RedactURL(o.Post.URL), "err", err)
 	} else if o.Ref.Kind != OutCallback {
 		// Parsed here, not on the engine's loop (as ServeHTTP does).
 		res = res.WithParsedReply(n.cfg.Engine.Parse)

@@ -55,12 +55,12 @@ func (n *Node) warnNoAck(o Outbound, res PostResult, err error) {
 		return
 	}
 	n.log.Warn("no acknowledgement from the destination (logged once per group)",
-		"group", o.Ref.Message.GroupID, "url", redactURL(o.Post.URL), "attempt", o.Ref.Attempt, "reason", d)
+		"group", o.Ref.Message.GroupID, "url", RedactURL(o.Post.URL), "attempt", o.Ref.Attempt, "reason", d)
 }
 
-// redactURL is a destination URL fit for the log: a password in its user
+// RedactURL is a destination URL fit for the log: a password in its user
 // information is masked (a peer's URL may carry credentials).
-func redactURL(s string) string {
+func RedactURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
 		return "(unparsable URL)"

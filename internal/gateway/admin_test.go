@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/wsrkit/wsrkit/rmp"
 )
 
 // do sends an admin request with an optional bearer token and returns the
@@ -192,4 +193,13 @@ func TestBindGroupsToPeerDefault(t *testing.T) {
 	}
 	cfg := parse(append(tlsArgs, "-store", "etcd", "-etcd-endpoints", "127.0.0.1:2379", "-bind-groups-to-peer")...)
 	require.ErrorContains(t, cfg.Validate(), "-bind-groups-to-peer is not available with -store etcd")
+}
+
+// TestErrorsMaskURLPasswords: the errors that reach the log about -deliver
+// and -notify never carry a password from the URL (#19 item 7).
+func TestErrorsMaskURLPasswords(t *testing.T) {
+	_, err := serviceAnswer("https://svc:hunter2@svc.example/orders", 503, nil)
+	require.ErrorContains(t, err, "svc.example")
+	require.NotContains(t, err.Error(), "hunter2")
+	require.Equal(t, "https://svc:xxxxx@svc.example/x", rmp.RedactURL("https://svc:hunter2@svc.example/x"))
 }

@@ -72,10 +72,10 @@ func serviceAnswer(url string, status int, body []byte) ([]byte, error) {
 		if soap.FinalFault(env.Fault.SOAPCode) {
 			return bodyContent(env), nil
 		}
-		return nil, fmt.Errorf("deliver %s: HTTP %d, SOAP Fault %s: %s", url, status, env.Fault.SOAPCode, env.Fault.Reason)
+		return nil, fmt.Errorf("deliver %s: HTTP %d, SOAP Fault %s: %s", rmp.RedactURL(url), status, env.Fault.SOAPCode, env.Fault.Reason)
 	}
 	if status/100 != 2 {
-		return nil, fmt.Errorf("deliver %s: HTTP %d", url, status)
+		return nil, fmt.Errorf("deliver %s: HTTP %d", rmp.RedactURL(url), status)
 	}
 	return bodyContent(env), nil
 }
