@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -219,13 +220,17 @@ func TestMutualTLSGatewaysEndToEnd(t *testing.T) {
 		submit("cb", "Callback", i)
 	}
 	require.Eventually(t, func() bool { return sink.count() >= 2*perGroup }, 30*time.Second, 50*time.Millisecond)
-	sink.mu.Lock()
 	want := make([]string, perGroup)
 	for i := range want {
 		want[i] = fmt.Sprint(i)
 	}
-	require.Len(t, sink.got, 2)
-	for gid, nums := range sink.got {
+	// Checked on a copy: a failed check must not leave the sink locked for
+	// the gateways' deliveries (the test would hang instead of failing).
+	sink.mu.Lock()
+	got := maps.Clone(sink.got)
+	sink.mu.Unlock()
+	require.Len(t, got, 2)
+	for gid, nums := range got {
 		// A hand-off under way when B stopped may be handed out again after
 		// the restart (R92): the consumer sees that number twice in a row,
 		// never out of order, never a gap.
@@ -238,7 +243,6 @@ func TestMutualTLSGatewaysEndToEnd(t *testing.T) {
 		require.LessOrEqual(t, again, 1, "group %s: one restart, at most one re-hand-off: %v", gid, nums)
 		require.Equal(t, want, slices.Compact(slices.Clone(nums)), "group %s: in order, each delivered", gid)
 	}
-	sink.mu.Unlock()
 	require.Eventually(t, func() bool {
 		for _, id := range ids {
 			if o, _ := notified.Load(id); o != "acknowledged" {
@@ -248,8 +252,9 @@ func TestMutualTLSGatewaysEndToEnd(t *testing.T) {
 		return true
 	}, 30*time.Second, 50*time.Millisecond, "every message acknowledged and notified over https")
 	sink.mu.Lock()
-	require.Contains(t, sink.peer, "dns:localhost", "B presented its client certificate to the https -deliver")
+	peer := slices.Clone(sink.peer)
 	sink.mu.Unlock()
+	require.Contains(t, peer, "dns:localhost", "B presented its client certificate to the https -deliver")
 }
 
 // TestOutboundTLSRefusedWithTheWrongCA: a gateway whose -peer-ca does not
