@@ -290,6 +290,7 @@ func engineConfig(c *Config, instance string) rmp.Config {
 	// -max-pending above the sender's per-destination default still holds.
 	lim.MaxPendingPerDest = c.MaxPending
 	lim.MaxPendingBytesPerDest = c.MaxPendingBytes
+	lim.MaxPendingPerGroup = c.MaxPendingPerGroup
 	return rmp.Config{
 		Receiver: rc,
 		Sender: sender.Config{

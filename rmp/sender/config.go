@@ -63,6 +63,11 @@ type Limits struct {
 	// MaxPendingPerDest / MaxPendingBytesPerDest bound them per destination.
 	MaxPendingPerDest      int
 	MaxPendingBytesPerDest int64
+	// MaxPendingPerGroup bounds the unacknowledged messages of one group:
+	// an abort or termination fails them all in one batch (D16, R28), and
+	// the bound keeps that batch within the store's limits by construction
+	// (about 3 mutations a message against 65,536).
+	MaxPendingPerGroup int
 	// MaxPayloadBytes bounds one payload.
 	MaxPayloadBytes int
 	// MaxGroups bounds the groups held in state (open, or kept for late faults).
@@ -91,7 +96,7 @@ type Limits struct {
 func DefaultLimits() Limits {
 	return Limits{
 		MaxPending: 100000, MaxPendingBytes: 1 << 30,
-		MaxPendingPerDest: 100000, MaxPendingBytesPerDest: 1 << 30,
+		MaxPendingPerDest: 100000, MaxPendingBytesPerDest: 1 << 30, MaxPendingPerGroup: 10000,
 		MaxPayloadBytes: 64 << 20, MaxGroups: 1 << 20, MaxOutbox: 1 << 20, MaxOutboxBytes: 1 << 30,
 		MaxPollRefs: 1000, MaxStringBytes: 4096, MaxStepMutations: 4096,
 	}
@@ -181,7 +186,7 @@ func (c Config) withDefaults() (Config, error) {
 	for _, f := range []struct {
 		v   *int
 		def int
-	}{{&l.MaxPending, d.MaxPending}, {&l.MaxPendingPerDest, d.MaxPendingPerDest}, {&l.MaxPayloadBytes, d.MaxPayloadBytes},
+	}{{&l.MaxPending, d.MaxPending}, {&l.MaxPendingPerDest, d.MaxPendingPerDest}, {&l.MaxPendingPerGroup, d.MaxPendingPerGroup}, {&l.MaxPayloadBytes, d.MaxPayloadBytes},
 		{&l.MaxGroups, d.MaxGroups}, {&l.MaxOutbox, d.MaxOutbox}, {&l.MaxPollRefs, d.MaxPollRefs}, {&l.MaxStringBytes, d.MaxStringBytes},
 		{&l.MaxStepMutations, d.MaxStepMutations}} {
 		if *f.v == 0 {

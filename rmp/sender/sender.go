@@ -109,7 +109,7 @@ func (s *Sender) Submit(now time.Time, sub Submission) (MessageRef, Ready, error
 	if timing.HasExpiry() && expiry.After(timing.Expiry) {
 		return MessageRef{}, Ready{}, fmt.Errorf("%w: ExpiryTime %s after groupExpiryTime %s (R16)", ErrInvalidSubmission, expiry.Format(time.RFC3339Nano), timing.Expiry.Format(time.RFC3339Nano))
 	}
-	if err := s.checkBounds(&sub, g == nil); err != nil {
+	if err := s.checkBounds(&sub, g); err != nil {
 		return MessageRef{}, Ready{}, err
 	}
 
@@ -229,8 +229,9 @@ func (s *Sender) openGroup(now time.Time, key string) *groupState {
 	return g
 }
 
-func (s *Sender) checkBounds(sub *Submission, newGroup bool) error {
+func (s *Sender) checkBounds(sub *Submission, g *groupState) error {
 	l := &s.cfg.Limits
+	newGroup := g == nil
 	if len(s.outbox) >= l.MaxOutbox || s.outboxBytes >= l.MaxOutboxBytes {
 		return fmt.Errorf("%w: %d outcomes (%d bytes of business responses) not handled by the producer", ErrBoundsFull, len(s.outbox), s.outboxBytes)
 	}
@@ -243,6 +244,9 @@ func (s *Sender) checkBounds(sub *Submission, newGroup bool) error {
 	size := int64(len(sub.Payload))
 	if s.pending+1 > l.MaxPending || s.pendingBytes+size > l.MaxPendingBytes {
 		return fmt.Errorf("%w: %d messages / %d bytes pending", ErrBoundsFull, s.pending, s.pendingBytes)
+	}
+	if g != nil && len(g.pending)+1 > l.MaxPendingPerGroup {
+		return fmt.Errorf("%w: %d messages pending in group %s", ErrBoundsFull, len(g.pending), s.idOf(g))
 	}
 	if d := s.dests[sub.To]; d != nil && (d.pending+1 > l.MaxPendingPerDest || d.bytes+size > l.MaxPendingBytesPerDest) {
 		return fmt.Errorf("%w: %d messages / %d bytes pending for %s", ErrBoundsFull, d.pending, d.bytes, sub.To)
