@@ -1,0 +1,193 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The hostile floods of #18 (items 1, 2 and 3; item 6 is
+// TestServeConnectionFlood) against a real `wsrkit serve` process. Each
+// flood runs beside a well-behaved sender posting reliable singletons to
+// /rmp from 127.0.0.1 while attackers post from other loopback addresses.
+// Every good message must be acknowledged, /healthz must stay 200, the
+// process's RSS must stay within 4 × -max-inflight-bytes of its idle RSS,
+// and a restart after the flood must serve again. With WSRKIT_HOSTILE=1
+// each flood lasts 60 s and the good sender's p99 during it must be within
+// 10× its quiet p99; otherwise floods last a few seconds and log the ratio.
+
+// rssKiB is the resident set of process pid.
+func rssKiB(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return -1
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return n
+		}
+	}
+	return -1
+}
+
+// fromClient is an HTTP client whose connections come from local, a
+// loopback address (a peer of its own for the per-peer quota).
+func fromClient(local string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}, Timeout: 5 * time.Second}
+	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 64}}
+}
+
+type hostileFlood struct {
+	name   string
+	args   []string
+	attack func(c *http.Client, url string, i int) // one attacker request
+}
+
+func TestServeHostileFloods(t *testing.T) {
+	long := os.Getenv(floodEnv) == "1"
+	dur := 3 * time.Second
+	if long {
+		dur = 60 * time.Second
+	}
+	far := time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+	huge := append(append([]byte(`<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body>`),
+		bytes.Repeat([]byte("<y/>"), 900_000)...), "</s:Body></s:Envelope>"...)
+	floods := []hostileFlood{
+		{name: "item1-inbox-fill", args: nil, attack: func(c *http.Client, url string, i int) {
+			postEnvelope(c, url, envelope(false, fmt.Sprintf("mid:fill-%d@attacker", i), -1, false, time.Now().Add(time.Hour), "<f/>"))
+		}},
+		{name: "item2-parse-bombs", args: []string{"-max-inflight-bytes", "64MiB"}, attack: func(c *http.Client, url string, i int) {
+			postEnvelope(c, url, huge)
+		}},
+		{name: "item3-far-expiry-and-quota", args: []string{"-max-open-groups-per-peer", "2000"}, attack: func(c *http.Client, url string, i int) {
+			exp := far
+			if i%2 == 0 {
+				exp = time.Now().Add(6 * 24 * time.Hour) // within -max-lifetime: counts against the quota
+			}
+			postEnvelope(c, url, envelope(false, fmt.Sprintf("mid:long-%d@attacker", i), -1, false, exp, "<l/>"))
+		}},
+	}
+	for _, fl := range floods {
+		t.Run(fl.name, func(t *testing.T) {
+			data := t.TempDir()
+			p := startServeProc(t, append([]string{"-data", data}, fl.args...)...)
+			good := fromClient("127.0.0.1")
+			n := 0
+			goodGroup := "mid:good-" + fl.name + "@test"
+			send := func() (time.Duration, error) {
+				n++
+				t0 := time.Now()
+				// One ordered group: the good sender holds one group, well
+				// inside its own per-peer quota.
+				resp, err := good.Post(p.url+"/rmp", "text/xml; charset=utf-8",
+					bytes.NewReader(envelope(false, goodGroup, n-1, false, time.Now().Add(time.Hour), "<g/>")))
+				if err != nil {
+					return 0, err
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 || !bytes.Contains(body, []byte("<wsrm:SequenceReplies")) || bytes.Contains(body, []byte("fault=")) {
+					return 0, fmt.Errorf("HTTP %d: %s", resp.StatusCode, body[bytes.Index(body, []byte("<wsrm:Response")):])
+				}
+				return time.Since(t0), nil
+			}
+			var quiet []time.Duration
+			for range 100 {
+				d, err := send()
+				require.NoError(t, err)
+				quiet = append(quiet, d)
+			}
+			idle := rssKiB(p.cmd.Process.Pid)
+			var stop atomic.Bool
+			var wg sync.WaitGroup
+			var attacks atomic.Int64
+			var peak atomic.Int64
+			for a := range 16 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					c := fromClient(fmt.Sprintf("127.0.0.%d", 2+a%4))
+					for i := 0; !stop.Load(); i++ {
+						fl.attack(c, p.url+"/rmp", a*1_000_000+i)
+						attacks.Add(1)
+					}
+				}()
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for !stop.Load() {
+					if r := rssKiB(p.cmd.Process.Pid); r > peak.Load() {
+						peak.Store(r)
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+			}()
+			var during []time.Duration
+			deadline := time.Now().Add(dur)
+			var sendErr error
+			for i := 0; time.Now().Before(deadline); i++ {
+				d, err := send()
+				if err != nil {
+					sendErr = err
+					break
+				}
+				during = append(during, d)
+				if i%20 == 0 {
+					resp, err := good.Get(p.url + "/healthz")
+					if err != nil || resp.StatusCode != 200 {
+						sendErr = fmt.Errorf("/healthz during the flood: %v %v", err, resp)
+						break
+					}
+					resp.Body.Close()
+				}
+			}
+			stop.Store(true)
+			wg.Wait()
+			require.NoError(t, sendErr, "the well-behaved sender was refused during the flood: %v", sendErr)
+			q, f := p99(quiet), p99(during)
+			ratio := float64(f) / float64(q)
+			bound := idle + 4*64<<10 // KiB: 4 × -max-inflight-bytes (64 MiB) + idle
+			t.Logf("%s %s: %d attacker requests; good sender p99 quiet %s (n=%d), during %s (n=%d): %.2f×; RSS idle %d MiB, peak %d MiB (bound %d MiB)",
+				fl.name, dur, attacks.Load(), q, len(quiet), f, len(during), ratio, idle>>10, peak.Load()>>10, bound>>10)
+			require.Less(t, peak.Load(), bound, "RSS within 4 × -max-inflight-bytes + idle")
+			if long {
+				require.LessOrEqual(t, ratio, 10.0, "p99 during the flood within 10× the quiet p99")
+			}
+
+			// A restart after the flood serves again.
+			p.signal(t, syscall.SIGTERM)
+			require.Equal(t, 0, p.wait(t, 30*time.Second, "SIGTERM after the flood"))
+			p2 := startServeProc(t, append([]string{"-data", data}, fl.args...)...)
+			p = p2
+			require.Eventually(t, func() bool { _, err := send(); return err == nil }, 60*time.Second, 100*time.Millisecond,
+				"the restarted gateway serves")
+		})
+	}
+}
+
+// postEnvelope sends env to url and discards the answer.
+func postEnvelope(c *http.Client, url string, env []byte) {
+	resp, err := c.Post(url, "text/xml; charset=utf-8", bytes.NewReader(env))
+	if err != nil {
+		time.Sleep(5 * time.Millisecond)
+		return
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+}
