@@ -32,30 +32,19 @@ func (w *noAckWarnings) first(groupID string) bool {
 	return true
 }
 
-// noAckDetail says why the answer to a reliable message carried no ack; ""
-// when it carried one (or a wsrm fault, which is an answer).
-func noAckDetail(res PostResult, err error) string {
-	switch {
-	case err != nil:
-		return err.Error()
-	case res.reply != nil && (res.reply.Response != nil && len(res.reply.Response.Replies) > 0 ||
-		res.reply.Fault != nil && res.reply.Fault.Code.Valid()):
-		return ""
-	}
-	return answerDetail(res.Status, res.reply)
-}
-
 // warnNoAck logs o's failure to bring an ack when it is its group's first.
 func (n *Node) warnNoAck(o Outbound, res PostResult, err error) {
 	if o.Ref.Kind != OutMessage {
 		return
 	}
-	d := noAckDetail(res, err)
-	if d == "" || !n.noAck.first(o.Ref.Message.GroupID) {
+	// The same classification the engine applies (noAck); res was parsed
+	// by send (WithParsedReply).
+	tr, ok := noAck(res, res.reply, err)
+	if !ok || !n.noAck.first(o.Ref.Message.GroupID) {
 		return
 	}
 	n.log.Warn("no acknowledgement from the destination (logged once per group)",
-		"group", o.Ref.Message.GroupID, "url", RedactURL(o.Post.URL), "attempt", o.Ref.Attempt, "reason", d)
+		"group", o.Ref.Message.GroupID, "url", RedactURL(o.Post.URL), "attempt", o.Ref.Attempt, "reason", tr.Detail)
 }
 
 // RedactURL is a destination URL fit for the log: a password in its user

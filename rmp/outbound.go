@@ -198,30 +198,47 @@ func (e *Engine) parseReply(res PostResult) (*soap.Envelope, []byte) {
 // cannot take such a request (soap.FinalFault: it is not an RMP, D7);
 // anything else is no ack (R36), with a detail saying what came back.
 func (e *Engine) messageResult(now time.Time, ref OutboundRef, res PostResult, err error) {
-	if err != nil {
-		e.addSender(e.send.Sent(now, ref.Message, sender.TransportResult{Kind: sender.TransportConnectionFailed, Detail: err.Error()}))
+	var env *soap.Envelope
+	var body []byte
+	if err == nil {
+		env, body = e.parseReply(res)
+	}
+	if tr, ok := noAck(res, env, err); ok {
+		e.addSender(e.send.Sent(now, ref.Message, tr))
 		return
 	}
-	env, body := e.parseReply(res)
-	switch {
-	case env != nil && env.Response != nil && len(env.Response.Replies) > 0:
+	if env.Response != nil && len(env.Response.Replies) > 0 {
 		if body != nil {
 			// R73: the answer to this message's own POST.
 			e.addSender(e.send.RepliesWithResponse(now, ref.Message, body, senderEntries(env.Response)))
-			break
+			return
 		}
 		e.addSender(e.send.Replies(now, senderEntries(env.Response)))
-	case env != nil && env.Fault != nil && env.Fault.Code.Valid():
-		// A SOAP Fault answers this very message (D7): its code applies to it.
-		e.addSender(e.send.Replies(now, []sender.ReplyEntry{faultEntry(ref.Message, env.Fault.Code)}))
-	case env != nil && env.Fault != nil && soap.FinalFault(env.Fault.SOAPCode):
-		e.addSender(e.send.Sent(now, ref.Message, sender.TransportResult{Kind: sender.TransportRefused, Status: res.Status,
-			SOAPCode: env.Fault.SOAPCode, Detail: answerDetail(res.Status, env)}))
-	case res.Status/100 == 2:
-		e.addSender(e.send.Sent(now, ref.Message, sender.TransportResult{Kind: sender.TransportSent, Status: res.Status, Detail: answerDetail(res.Status, env)}))
-	default:
-		e.addSender(e.send.Sent(now, ref.Message, sender.TransportResult{Kind: sender.TransportHTTPError, Status: res.Status, Detail: answerDetail(res.Status, env)}))
+		return
 	}
+	// A SOAP Fault answers this very message (D7): its code applies to it.
+	e.addSender(e.send.Replies(now, []sender.ReplyEntry{faultEntry(ref.Message, env.Fault.Code)}))
+}
+
+// noAck classifies an answer to a reliable message (env parsed from res)
+// that carries neither an RM-Reply nor a wsrm fault: what the sending RMP
+// records for it (R36: no ack; a SOAP-level refusal is final, D7), with a
+// detail for operators. It reports false for an answer that carries one.
+// The engine applies it; the Node logs its detail (warnNoAck).
+func noAck(res PostResult, env *soap.Envelope, err error) (sender.TransportResult, bool) {
+	switch {
+	case err != nil:
+		return sender.TransportResult{Kind: sender.TransportConnectionFailed, Detail: err.Error()}, true
+	case env != nil && env.Response != nil && len(env.Response.Replies) > 0,
+		env != nil && env.Fault != nil && env.Fault.Code.Valid():
+		return sender.TransportResult{}, false
+	case env != nil && env.Fault != nil && soap.FinalFault(env.Fault.SOAPCode):
+		return sender.TransportResult{Kind: sender.TransportRefused, Status: res.Status,
+			SOAPCode: env.Fault.SOAPCode, Detail: answerDetail(res.Status, env)}, true
+	case res.Status/100 == 2:
+		return sender.TransportResult{Kind: sender.TransportSent, Status: res.Status, Detail: answerDetail(res.Status, env)}, true
+	}
+	return sender.TransportResult{Kind: sender.TransportHTTPError, Status: res.Status, Detail: answerDetail(res.Status, env)}, true
 }
 
 // answerDetail says what an answer without an ack was, for operators.
