@@ -30,6 +30,21 @@ type Inbound struct {
 	addr                               string // the sender's IP address (clientAddr), for quotas
 }
 
+// ContentTypeError is the error that refused the request's Content-Type
+// (answered 415), nil when it names a SOAP version.
+func (in *Inbound) ContentTypeError() error { return in.ctErr }
+
+// Envelope is the parsed envelope and its SOAP version, or the error that
+// refused the body (a charset or a parse error; the version is then the
+// Content-Type's). A driver that serves plain SOAP beside the RMP endpoint
+// (the gateway's -route) reads requests with ParseRequest too.
+func (in *Inbound) Envelope() (*soap.Envelope, soap.Version, error) {
+	return in.env, in.version, in.parseErr
+}
+
+// Action is the action the request was sent with (soap.RequestAction).
+func (in *Inbound) Action() string { return in.action }
+
 // Peer is the verified identity of the request's sender (mutual TLS); the
 // zero Peer when it presented none. Node.ServeInbound sets it from the
 // request's TLS connection unless SetPeer did.

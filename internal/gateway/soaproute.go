@@ -85,27 +85,22 @@ func (g *Gateway) handleRoute(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such route (see -route)", http.StatusNotFound)
 		return
 	}
-	v, ctAction, charset, err := soap.MediaType(r.Header.Get("Content-Type"))
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusUnsupportedMediaType)
-		return
-	}
 	rb := g.readBody(w, r, true) // gzip/deflate decoded, -max-inflight-bytes
 	if rb == nil {
 		return
 	}
 	defer rb.Release()
-	body, err := soap.ToUTF8(rb.Bytes, charset)
-	if err != nil {
-		routeFault(w, v, soap.FaultCode(v, true), http.StatusBadRequest, "the request's charset: "+err.Error())
+	// Read as /rmp reads a request: media type, charset, action, envelope.
+	in := rmp.ParseRequest(r.Header, rb.Bytes, g.parseOptions())
+	if err := in.ContentTypeError(); err != nil {
+		http.Error(w, err.Error(), http.StatusUnsupportedMediaType)
 		return
 	}
-	env, err := soap.Parse(body, g.parseOptions())
+	env, v, err := in.Envelope()
 	if err != nil {
 		routeFault(w, v, soap.FaultCode(v, true), http.StatusBadRequest, "the request is not a SOAP envelope wsrkit can read: "+err.Error())
 		return
 	}
-	v = env.Version
 	if env.Request != nil || env.Response != nil || env.PollRequest != nil {
 		routeFault(w, v, soap.FaultCode(v, true), http.StatusBadRequest, "the request already carries WS-Reliability headers: POST it to /rmp")
 		return
@@ -118,7 +113,7 @@ func (g *Gateway) handleRoute(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	action := soap.RequestAction(v, ctAction, r.Header.Get("SOAPAction"))
+	action := in.Action()
 	if err := soap.CheckAction(action, maxActionBytes); err != nil {
 		routeFault(w, v, soap.FaultCode(v, true), http.StatusBadRequest, "action: "+err.Error())
 		return
@@ -129,7 +124,7 @@ func (g *Gateway) handleRoute(w http.ResponseWriter, r *http.Request) {
 		Flags:   group.Flags{AckRequested: true, DuplicateElimination: true, MessageOrder: key != ""},
 		Payload: bytes.TrimSpace(env.BodyContent()),
 	}}
-	g.onSubmitNode(w, r, body, key, func(n *rmp.Node) { g.routeExchange(w, r, n, v, sub) })
+	g.onSubmitNode(w, r, rb.Bytes, key, func(n *rmp.Node) { g.routeExchange(w, r, n, v, sub) })
 }
 
 // maxActionBytes bounds an action taken from a client.
