@@ -83,13 +83,6 @@ func serviceAnswer(url string, status int, body []byte) ([]byte, error) {
 // maxBusinessResponse bounds a business response read from -deliver.
 const maxBusinessResponse = 1 << 20
 
-// businessResponse returns the SOAP Body content of a -deliver target's
-// answer: the business response of a request-response operation, which
-// rides back with the RM-Reply under the Response pattern (R73) and is
-// cached for duplicates (D18, R45). An empty, oversized or non-SOAP answer
-// gives none.
-func businessResponse(answer []byte) []byte { return bodyContent(parseAnswer(answer)) }
-
 // parseAnswer parses a service's answer; nil when it is empty, oversized
 // or not a SOAP envelope.
 func parseAnswer(answer []byte) *soap.Envelope {
@@ -103,7 +96,11 @@ func parseAnswer(answer []byte) *soap.Envelope {
 	return env
 }
 
-// bodyContent is env's SOAP Body content, nil when there is none.
+// bodyContent is env's SOAP Body content, nil when there is none: the
+// business response of a request-response operation, which rides back with
+// the RM-Reply under the Response pattern (R73) and is cached for
+// duplicates (D18, R45). An empty, oversized or non-SOAP answer (env nil)
+// gives none.
 func bodyContent(env *soap.Envelope) []byte {
 	if env == nil {
 		return nil

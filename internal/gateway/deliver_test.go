@@ -17,8 +17,9 @@ func TestBusinessResponseIsTheBodyOfASOAPAnswer(t *testing.T) {
 			`<q:P xmlns:q="urn:q" xmlns:S="http://schemas.xmlsoap.org/soap/envelope/">1</q:P>`},
 	}
 	for _, c := range cases {
-		if got := string(businessResponse([]byte(c.answer))); got != c.want {
-			t.Errorf("businessResponse(%q) = %q, want %q", c.answer, got, c.want)
+		resp, err := serviceAnswer("http://svc", 200, []byte(c.answer))
+		if got := string(resp); err != nil || got != c.want {
+			t.Errorf("business response of %q = %q (%v), want %q", c.answer, got, err, c.want)
 		}
 	}
 }
