@@ -65,12 +65,13 @@ func TestNodeOutcomeBatches(t *testing.T) {
 	srv := httptest.NewServer(rn)
 	defer srv.Close()
 	h := &batchHandler{}
-	// The handler is held back until every message is acknowledged, so the
-	// outcomes wait together.
-	gate := make(chan struct{})
-	held := OutcomeBatchHandler(h)
+	// The handler is held back with the first outcome until every other
+	// message is acknowledged, so the other outcomes wait together. The
+	// others are submitted only once the first is in the handler: acks that
+	// came close together could otherwise share the first batch.
+	gate, entered := make(chan struct{}), make(chan struct{})
 	sn, err := Open(NodeConfig{Outbound: loopbackOnly, Engine: engineConfig("s"), Store: memstore.New(memstore.Options{}), RetryDelay: time.Millisecond,
-		Outcomes: gatedBatch{gate: gate, h: held}})
+		Outcomes: &gatedBatch{gate: gate, entered: entered, h: h}})
 	require.NoError(t, err)
 	defer sn.Close(ctx)
 	var open sync.Once
@@ -82,6 +83,13 @@ func TestNodeOutcomeBatches(t *testing.T) {
 		sub.To = srv.URL
 		_, err := sn.Submit(ctx, sub)
 		require.NoError(t, err)
+		if i == 0 {
+			select {
+			case <-entered:
+			case <-time.After(time.Minute):
+				t.Fatal("the first outcome never reached the handler")
+			}
+		}
 	}
 	require.Eventually(t, func() bool { return len(sn.notifyQ) >= n-1 }, time.Minute, time.Millisecond)
 	release()
@@ -96,18 +104,22 @@ func TestNodeOutcomeBatches(t *testing.T) {
 	require.Len(t, handled, n)
 }
 
-// gatedBatch holds every call until gate is closed.
+// gatedBatch holds every call until gate is closed; entered is closed
+// when the first call comes.
 type gatedBatch struct {
-	gate chan struct{}
-	h    OutcomeBatchHandler
+	gate    chan struct{}
+	entered chan struct{}
+	once    sync.Once
+	h       OutcomeBatchHandler
 }
 
-func (g gatedBatch) HandleOutcome(ctx context.Context, o sender.Outcome) error {
-	<-g.gate
-	return g.h.HandleOutcome(ctx, o)
+func (g *gatedBatch) HandleOutcome(ctx context.Context, o sender.Outcome) error {
+	_, err := g.HandleOutcomes(ctx, []sender.Outcome{o})
+	return err
 }
 
-func (g gatedBatch) HandleOutcomes(ctx context.Context, os []sender.Outcome) (int, error) {
+func (g *gatedBatch) HandleOutcomes(ctx context.Context, os []sender.Outcome) (int, error) {
+	g.once.Do(func() { close(g.entered) })
 	<-g.gate
 	return g.h.HandleOutcomes(ctx, os)
 }
