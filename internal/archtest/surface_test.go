@@ -1,0 +1,190 @@
+package archtest
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// surfaceBudget caps the exported identifiers of a package, so that its
+// front page (go doc) does not creep back (#20: rmp from 228 to at most 120).
+var surfaceBudget = map[string]int{
+	"rmp": 228,
+}
+
+// surface counts what a package exports, as go doc shows it: types,
+// functions, methods of exported types (interface methods included),
+// constants and variables, and exported struct fields (embedded ones
+// included). Test files do not count.
+type surface struct {
+	types, funcs, methods, values, fields int
+}
+
+func (s surface) total() int { return s.types + s.funcs + s.methods + s.values + s.fields }
+
+// recvName is the type name of a method's receiver.
+func recvName(e ast.Expr) string {
+	for {
+		switch t := e.(type) {
+		case *ast.StarExpr:
+			e = t.X
+		case *ast.IndexExpr:
+			e = t.X
+		case *ast.IndexListExpr:
+			e = t.X
+		case *ast.Ident:
+			return t.Name
+		default:
+			return ""
+		}
+	}
+}
+
+// embeddedName is the name an embedded field goes by.
+func embeddedName(e ast.Expr) string {
+	switch t := e.(type) {
+	case *ast.StarExpr:
+		return embeddedName(t.X)
+	case *ast.SelectorExpr:
+		return t.Sel.Name
+	case *ast.IndexExpr:
+		return embeddedName(t.X)
+	case *ast.Ident:
+		return t.Name
+	}
+	return ""
+}
+
+func (s *surface) addType(ts *ast.TypeSpec) {
+	s.types++
+	switch t := ts.Type.(type) {
+	case *ast.StructType:
+		for _, f := range t.Fields.List {
+			if len(f.Names) == 0 {
+				if ast.IsExported(embeddedName(f.Type)) {
+					s.fields++
+				}
+				continue
+			}
+			for _, n := range f.Names {
+				if n.IsExported() {
+					s.fields++
+				}
+			}
+		}
+	case *ast.InterfaceType:
+		for _, m := range t.Methods.List {
+			for _, n := range m.Names {
+				if n.IsExported() {
+					s.methods++
+				}
+			}
+		}
+	}
+}
+
+func (s *surface) addFile(f *ast.File) {
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			switch {
+			case !d.Name.IsExported():
+			case d.Recv == nil:
+				s.funcs++
+			case ast.IsExported(recvName(d.Recv.List[0].Type)):
+				s.methods++
+			}
+		case *ast.GenDecl:
+			for _, sp := range d.Specs {
+				switch sp := sp.(type) {
+				case *ast.TypeSpec:
+					if sp.Name.IsExported() {
+						s.addType(sp)
+					}
+				case *ast.ValueSpec:
+					for _, n := range sp.Names {
+						if n.IsExported() {
+							s.values++
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// surfaces counts every package of the module that has non-test Go
+// files, by its directory relative to the module root.
+func surfaces(t *testing.T) map[string]surface {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	out := map[string]surface{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		if f.Name.Name == "main" {
+			return nil
+		}
+		dir, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		s := out[filepath.ToSlash(dir)]
+		s.addFile(f)
+		out[filepath.ToSlash(dir)] = s
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestSurface prints each package's exported identifiers (run it with -v)
+// and fails when a package of surfaceBudget exceeds its budget.
+func TestSurface(t *testing.T) {
+	all := surfaces(t)
+	dirs := make([]string, 0, len(all))
+	for d := range all {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-26s %6s %6s %6s %7s %6s %6s\n", "package", "total", "types", "funcs", "methods", "values", "fields")
+	for _, d := range dirs {
+		s := all[d]
+		fmt.Fprintf(&b, "%-26s %6d %6d %6d %7d %6d %6d\n", d, s.total(), s.types, s.funcs, s.methods, s.values, s.fields)
+	}
+	t.Log("exported identifiers (go/ast):\n" + b.String())
+	for pkg, max := range surfaceBudget {
+		s, ok := all[pkg]
+		if !ok {
+			t.Errorf("%s: no such package", pkg)
+			continue
+		}
+		if s.total() > max {
+			t.Errorf("%s exports %d identifiers, over its budget of %d: keep management, metrics and helpers out of its front page (#20)", pkg, s.total(), max)
+		}
+	}
+}
