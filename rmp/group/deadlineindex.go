@@ -12,11 +12,16 @@ import (
 // its own timers keep the exact instant (an engine woken at the clamp finds
 // nothing due).
 var (
-	// MinIndexedDeadline and MaxIndexedDeadline bound the instants an
-	// OpSetDeadline carries.
-	MinIndexedDeadline = time.Unix(0, math.MinInt64).UTC()
-	MaxIndexedDeadline = time.Unix(0, math.MaxInt64).UTC()
+	minIndexed = time.Unix(0, math.MinInt64).UTC()
+	maxIndexed = time.Unix(0, math.MaxInt64).UTC()
 )
+
+// MinIndexedDeadline and MaxIndexedDeadline bound the instants an
+// OpSetDeadline carries.
+func MinIndexedDeadline() time.Time { return minIndexed }
+
+// MaxIndexedDeadline: see MinIndexedDeadline.
+func MaxIndexedDeadline() time.Time { return maxIndexed }
 
 // DeadlineGrain is the resolution of the deadline index. Every message
 // moves its group's deadline (its ExpiryTime extends the group's), by as
@@ -32,13 +37,13 @@ const DeadlineGrain = time.Second
 // at the bound itself, so a state machine ticked there finds its entry
 // unchanged.
 func IndexedDeadline(t time.Time) time.Time {
-	if !t.Before(MaxIndexedDeadline) {
-		return MaxIndexedDeadline
+	if !t.Before(maxIndexed) {
+		return maxIndexed
 	}
 	// Truncate rounds relative to the zero Time, whose seconds are whole
 	// Unix seconds too.
-	if u := t.Truncate(DeadlineGrain); u.After(MinIndexedDeadline) {
+	if u := t.Truncate(DeadlineGrain); u.After(minIndexed) {
 		return u
 	}
-	return MinIndexedDeadline
+	return minIndexed
 }

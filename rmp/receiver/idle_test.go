@@ -75,7 +75,7 @@ func (h *harness) checkGroup(g *gstate) {
 	}
 	// Whatever the store holds is never later than the deadline (a reader
 	// of the index may wake early, never late), clamped instants aside.
-	if at, ok := h.st.deadlines[g.id]; g.hasDeadline && !g.touched && g.deadline.After(MinIndexedDeadline) {
+	if at, ok := h.st.deadlines[g.id]; g.hasDeadline && !g.touched && g.deadline.After(group.MinIndexedDeadline()) {
 		if !ok || at.After(g.deadline) {
 			h.t.Fatalf("%v: stored deadline %v (present %v) after the deadline %v", g.id, at, ok, g.deadline)
 		}

@@ -49,13 +49,6 @@ func (r *Receiver) finish(now time.Time) Ready {
 	return r.rd
 }
 
-// MinIndexedDeadline and MaxIndexedDeadline bound the instants a Persist
-// batch's OpSetDeadline carries (group.IndexedDeadline).
-var (
-	MinIndexedDeadline = group.MinIndexedDeadline
-	MaxIndexedDeadline = group.MaxIndexedDeadline
-)
-
 // indexedDeadline is g's deadline as stored: rounded down to the grain and
 // clamped into the store's range (group.IndexedDeadline), the zero Time
 // when g needs no timer.

@@ -246,7 +246,7 @@ func (r *Receiver) schedule(g *gstate) {
 func (r *Receiver) groupDeadline(g *gstate) (time.Time, bool) {
 	var d earliest
 	if unfinished(g) {
-		d.offer(group.MinIndexedDeadline) // at once (budget.go)
+		d.offer(group.MinIndexedDeadline()) // at once (budget.go)
 	}
 	if g.singleton {
 		if len(g.pending) == 0 {
@@ -313,7 +313,7 @@ func (r *Receiver) NextDeadline() (time.Time, bool) {
 		d.offer(at)
 	}
 	if len(r.out.staleKeys) > 0 {
-		d.offer(group.MinIndexedDeadline) // at once (budget.go)
+		d.offer(group.MinIndexedDeadline()) // at once (budget.go)
 	}
 	return d.at, d.ok
 }

@@ -67,8 +67,8 @@ func TestFarFutureDeadlinesAreClamped(t *testing.T) {
 		t.Fatalf("deadline sets = %v, want 2", *sets)
 	}
 	for _, at := range *sets {
-		if !at.Equal(MaxIndexedDeadline) {
-			t.Fatalf("indexed deadline %v, want %v", at, MaxIndexedDeadline)
+		if !at.Equal(group.MaxIndexedDeadline()) {
+			t.Fatalf("indexed deadline %v, want %v", at, group.MaxIndexedDeadline())
 		}
 	}
 	next, ok := h.r.NextDeadline()
@@ -76,7 +76,7 @@ func TestFarFutureDeadlinesAreClamped(t *testing.T) {
 		t.Fatalf("NextDeadline = %v %v, want the exact instant", next, ok)
 	}
 	// Ticking at the clamped instant changes nothing and rewrites nothing.
-	h.now = MaxIndexedDeadline
+	h.now = group.MaxIndexedDeadline()
 	*sets = nil
 	h.tick()
 	if len(*sets) != 0 || len(h.r.Groups()) != 2 {

@@ -208,13 +208,6 @@ func (s *Sender) ackedRunMutations(ms []group.Mutation, g *groupState, before *r
 	return ms
 }
 
-// MinIndexedDeadline and MaxIndexedDeadline bound the instants a Persist
-// batch's OpSetDeadline carries (group.IndexedDeadline).
-var (
-	MinIndexedDeadline = group.MinIndexedDeadline
-	MaxIndexedDeadline = group.MaxIndexedDeadline
-)
-
 // setIndexed records at (the zero Time or an indexed instant) as g's
 // indexed deadline.
 func (g *groupState) setIndexed(at time.Time) {

@@ -310,7 +310,7 @@ func (h *harness) checkDeadlineIndex() {
 			continue
 		}
 		due := h.s.timers.at(&g.tm)
-		if !due.After(MinIndexedDeadline) {
+		if !due.After(group.MinIndexedDeadline()) {
 			continue
 		}
 		at, ok := h.st.deadlines[genKey(groupKey(h.s.idOf(g), group.KindMeta, 0))]

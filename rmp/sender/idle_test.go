@@ -65,7 +65,7 @@ func TestGroupStateSize(t *testing.T) {
 // The indexed deadline kept as nanoseconds tells the zero Time, both clamp
 // bounds and an ordinary instant apart exactly.
 func TestIndexedDeadlineCompact(t *testing.T) {
-	instants := []time.Time{{}, MinIndexedDeadline, MaxIndexedDeadline, t0, t0.Add(time.Nanosecond)}
+	instants := []time.Time{{}, group.MinIndexedDeadline(), group.MaxIndexedDeadline(), t0, t0.Add(time.Nanosecond)}
 	for i, a := range instants {
 		var g groupState
 		g.setIndexed(a)

@@ -137,7 +137,7 @@ func TestRecoverRejectsOrphanRetryState(t *testing.T) {
 	}
 }
 
-// A groupExpiryTime past 2262 is indexed at MaxIndexedDeadline: the store
+// A groupExpiryTime past 2262 is indexed at group.MaxIndexedDeadline(): the store
 // refuses instants outside int64 nanoseconds; the timer keeps the instant.
 func TestFarFutureDeadlineClamped(t *testing.T) {
 	far := time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -150,7 +150,7 @@ func TestFarFutureDeadlineClamped(t *testing.T) {
 			set = append(set, m.At)
 		}
 	}
-	eq(t, set, []time.Time{MaxIndexedDeadline}, "indexed deadline")
+	eq(t, set, []time.Time{group.MaxIndexedDeadline()}, "indexed deadline")
 	gi, _ := h.s.Group(rd.Send[0].Ref.GroupID)
 	eq(t, gi.Deadline, group.PassDeadline(far), "in-memory deadline (D20 t1)")
 }

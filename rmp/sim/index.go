@@ -32,7 +32,7 @@ func (n *node) checkIndex() {
 	views := append(n.e.SendingGroups(), n.e.ReceivingGroups()...)
 	for _, v := range views {
 		due := v.NextDeadline
-		if due.IsZero() || !due.After(group.MinIndexedDeadline) {
+		if due.IsZero() || !due.After(group.MinIndexedDeadline()) {
 			continue
 		}
 		at, ok := indexed[gen{v.Role, group.ID{GroupID: v.GroupID, Generation: v.Generation}}]
