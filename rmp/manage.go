@@ -31,6 +31,11 @@ type GroupView struct {
 	HasLast    bool
 	// NextDeadline is the group's next timer; zero when none.
 	NextDeadline time.Time
+	// LastActivity is the last message received (receiver) or sent
+	// (sender); zero when unknown.
+	LastActivity time.Time
+	// To is a sending group's destination; "" at the receiver.
+	To string
 }
 
 // SendingGroupView returns the management view of one sending group.
@@ -53,20 +58,23 @@ func sendingView(gi sender.GroupInfo) GroupView {
 		LastNumber:   gi.LastNumber,
 		HasLast:      gi.HasLast,
 		NextDeadline: gi.Deadline,
+		LastActivity: gi.LastActivity,
+		To:           gi.To,
 	}
 	return v
 }
 
 func receivingView(gi receiver.GroupInfo) GroupView {
 	v := GroupView{
-		GroupID:    gi.GroupID,
-		Generation: gi.Generation,
-		Role:       group.RoleReceiver,
-		Terminated: gi.Terminated,
-		Ranges:     gi.Ranges,
-		Held:       gi.Held,
-		LastNumber: gi.LastNumber,
-		HasLast:    gi.HasLast,
+		GroupID:      gi.GroupID,
+		Generation:   gi.Generation,
+		Role:         group.RoleReceiver,
+		Terminated:   gi.Terminated,
+		Ranges:       gi.Ranges,
+		Held:         gi.Held,
+		LastNumber:   gi.LastNumber,
+		HasLast:      gi.HasLast,
+		LastActivity: gi.LastActivity,
 	}
 	if gi.HasDeadline {
 		v.NextDeadline = gi.NextDeadline
@@ -174,3 +182,13 @@ func (e *Engine) SendingGroups() []GroupView {
 	}
 	return out
 }
+
+// SendingPending returns up to limit of a sending group's unacknowledged
+// messages, lowest numbers first, and their number in all.
+func (e *Engine) SendingPending(groupID string, limit int) ([]sender.PendingInfo, int) {
+	return e.send.PendingMessages(groupID, limit)
+}
+
+// Destinations sums the sending side's unacknowledged messages per
+// destination, sorted by destination.
+func (e *Engine) Destinations() []sender.DestinationInfo { return e.send.Destinations() }

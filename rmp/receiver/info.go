@@ -34,6 +34,8 @@ type GroupInfo struct {
 	NextDeadline time.Time
 	HasDeadline  bool
 	Flags        group.Flags
+	// LastActivity is when the generation last received a message (D21).
+	LastActivity time.Time
 }
 
 // Stats are counts for metrics (wsrkit_held_messages,
@@ -59,7 +61,7 @@ func (r *Receiver) info(g *gstate) GroupInfo {
 	gi := GroupInfo{
 		GroupID: g.id.GroupID, Generation: g.id.Generation, Singleton: g.singleton,
 		Terminated: g.lc.Terminated, Rule: g.lc.Rule, Held: len(g.pending), Flags: g.flags,
-		NextDeadline: g.deadline, HasDeadline: g.hasDeadline,
+		NextDeadline: g.deadline, HasDeadline: g.hasDeadline, LastActivity: g.lc.LastActivity,
 	}
 	if !g.singleton {
 		gi.Ranges = g.received.AppendRanges(nil)

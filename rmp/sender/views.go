@@ -32,13 +32,15 @@ type GroupInfo struct {
 	// Deadline is the group's next lifecycle instant (termination or
 	// removal); the zero Time when none.
 	Deadline time.Time
+	// LastActivity is the group's last transmission, resends included (R35).
+	LastActivity time.Time
 }
 
 func (s *Sender) info(g *groupState) GroupInfo {
 	gi := GroupInfo{
 		GroupID: s.idOf(g), Key: g.key, Singleton: g.singleton, To: g.to, Pending: len(g.pending),
 		Acked: slices.Clone(g.acked.rs), Closed: g.closed, Aborted: g.aborted,
-		Terminated: g.life.Terminated, Rule: g.life.Rule,
+		Terminated: g.life.Terminated, Rule: g.life.Rule, LastActivity: g.life.LastActivity,
 	}
 	if !g.singleton {
 		gi.LastNumber, gi.HasLast = g.life.Last, g.life.HasLast

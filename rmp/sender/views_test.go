@@ -154,3 +154,34 @@ func TestFarFutureDeadlineClamped(t *testing.T) {
 	gi, _ := h.s.Group(rd.Send[0].Ref.GroupID)
 	eq(t, gi.Deadline, group.PassDeadline(far), "in-memory deadline (D20 t1)")
 }
+
+// PendingMessages lists a group's unacknowledged messages by number with
+// their attempts and last error; Destinations sums them per destination,
+// the resent ones as the retry backlog (gateway console, GET /v1/peers).
+func TestPendingMessagesAndDestinations(t *testing.T) {
+	h := newHarness(t, testConfig())
+	r0 := h.submit(Submission{GroupKey: "k", Flags: ackReq})
+	h.submit(Submission{GroupKey: "k", Flags: ackReq})
+	h.submit(Submission{GroupKey: "k", Flags: ackReq})
+	h.submit(Submission{To: "http://b.example/rmp", Flags: ackReq})
+	h.apply(h.s.Sent(h.now, r0, TransportResult{Kind: TransportSent, Status: 200, Detail: "HTTP 200 without wsrm:Response"}))
+	h.at(time.Second) // first resends (D26)
+	h.reply(ack(r0.GroupID, 1, 1))
+
+	ps, total := h.s.PendingMessages(r0.GroupID, 1)
+	eq(t, total, 2, "pending in all")
+	eq(t, len(ps), 1, "bounded by limit")
+	eq(t, ps[0].Number, uint64(0), "lowest number first")
+	eq(t, ps[0].Attempts, 2, "attempts")
+	eq(t, ps[0].LastError, "HTTP 200 without wsrm:Response", "last error")
+	ps, _ = h.s.PendingMessages(r0.GroupID, 10)
+	eq(t, []uint64{ps[0].Number, ps[1].Number}, []uint64{0, 2}, "numbers")
+	if ps, n := h.s.PendingMessages("mid:nope", 10); ps != nil || n != 0 {
+		t.Fatalf("unknown group: %+v %d", ps, n)
+	}
+
+	ds := h.s.Destinations()
+	eq(t, len(ds), 2, "destinations")
+	eq(t, ds[0], DestinationInfo{To: "http://b.example/rmp", Groups: 1, Pending: 1, Resending: 1}, "b")
+	eq(t, ds[1], DestinationInfo{To: "http://r.example/rmp", Groups: 1, Pending: 2, Resending: 2, LastError: "HTTP 200 without wsrm:Response"}, "r")
+}
