@@ -34,8 +34,6 @@ type GroupView struct {
 	// LastActivity is the last message received (receiver) or sent
 	// (sender); zero when unknown.
 	LastActivity time.Time
-	// To is a sending group's destination; "" at the receiver.
-	To string
 }
 
 // SendingGroupView returns the management view of one sending group.
@@ -59,7 +57,6 @@ func sendingView(gi sender.GroupInfo) GroupView {
 		HasLast:      gi.HasLast,
 		NextDeadline: gi.Deadline,
 		LastActivity: gi.LastActivity,
-		To:           gi.To,
 	}
 	return v
 }
