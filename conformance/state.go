@@ -21,7 +21,7 @@ func (h *harness) cmdState(a *args) error {
 		return err
 	}
 	deadlines := map[string]string{}
-	for d, err := range n.st.DueBefore(store.MaxInstant) {
+	for d, err := range n.st.DueBefore(store.MaxInstant()) {
 		if err != nil {
 			return err
 		}

@@ -22,23 +22,7 @@
 // # Key layout
 //
 // Implementations over an ordered byte-key engine (store/pebblestore,
-// store/memstore) share this layout; EncodeKey and DecodeKey implement it.
-// Numbers are fixed-width big-endian; the variable-length groupId is escaped
-// so that byte order equals (role, groupId, generation, kind, number) order
-// and no encoded id is a prefix of another:
-//
-//	gid(s)      = s with each 0x00 written as 0x00 0xFF, then 0x00 0x01
-//	record      = 0x72 'r' | role:1 | gid(GroupID) | generation:8 | kind:1 | number:8   → value
-//	deadline    = 0x64 'd' | at:8   | role:1 | gid(GroupID) | generation:8            → empty
-//	deadlineRev = 0x65 'e' | role:1 | gid(GroupID) | generation:8                     → at:8
-//
-// at is the deadline instant in UTC nanoseconds since the Unix epoch, as a
-// big-endian uint64 with the sign bit flipped, so byte order is time order.
-// Instants outside the int64 nanosecond range (years 1678–2262) are refused.
-//
-// The records of one generation, (role, gid, generation), form one contiguous
-// key range, removed by OpDeleteGeneration with ONE range deletion plus point
-// deletions of its two deadline keys. The reverse entry deadlineRev says which
-// deadline key a generation has, so replacing or clearing it deletes the old
-// index key in the same atomic batch: the index never holds stale entries.
+// store/memstore, store/etcdstore) share one key layout, in which a group
+// generation's records are one contiguous range; it is theirs, not the
+// contract's, and lives in store/internal/kvplan.
 package store

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/group"
 )
@@ -54,7 +55,8 @@ func orDefault(v, d int) int {
 	return v
 }
 
-func (l Limits) maxGroupIDBytes() int { return orDefault(l.MaxGroupIDBytes, DefaultMaxGroupIDBytes) }
+// GroupIDBytes is the longest groupId a key may carry.
+func (l Limits) GroupIDBytes() int { return orDefault(l.MaxGroupIDBytes, DefaultMaxGroupIDBytes) }
 
 // CheckKey reports whether k may be stored or looked up: non-zero role and
 // kind, groupId within the limit.
@@ -64,8 +66,8 @@ func (l Limits) CheckKey(k group.Key) error {
 		return fmt.Errorf("%w: zero role", ErrInvalid)
 	case k.Kind == 0:
 		return fmt.Errorf("%w: zero kind", ErrInvalid)
-	case len(k.GroupID) > l.maxGroupIDBytes():
-		return fmt.Errorf("%w: groupId of %d bytes exceeds %d", ErrInvalid, len(k.GroupID), l.maxGroupIDBytes())
+	case len(k.GroupID) > l.GroupIDBytes():
+		return fmt.Errorf("%w: groupId of %d bytes exceeds %d", ErrInvalid, len(k.GroupID), l.GroupIDBytes())
 	}
 	return nil
 }
@@ -95,7 +97,7 @@ func (l Limits) CheckBatch(batch []group.Mutation) error {
 		case group.OpSetDeadline:
 			err = l.checkGeneration(m.Key)
 			if err == nil && !m.At.IsZero() {
-				_, err = EncodeInstant(m.At)
+				err = checkInstant(m.At)
 			}
 		default:
 			err = fmt.Errorf("%w: unknown op %d", ErrInvalid, m.Op)
@@ -115,4 +117,13 @@ func (l Limits) CheckBatch(batch []group.Mutation) error {
 func (l Limits) checkGeneration(k group.Key) error {
 	k.Kind = group.KindMeta
 	return l.CheckKey(k)
+}
+
+// checkInstant refuses a deadline outside the int64 nanosecond range
+// (years 1678–2262), which the key layout cannot order.
+func checkInstant(t time.Time) error {
+	if t.Before(minInstant) || t.After(maxInstant) {
+		return fmt.Errorf("%w: instant %s outside the nanosecond range", ErrInvalid, t.UTC().Format(time.RFC3339Nano))
+	}
+	return nil
 }

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"fmt"
-
 	"github.com/wsrkit/wsrkit/rmp/group"
 )
 
@@ -48,34 +46,4 @@ func GenerationPrefix(role group.Role, id group.ID) Prefix {
 // KindPrefix selects the records of one kind of a group generation.
 func KindPrefix(role group.Role, id group.ID, kind group.Kind) Prefix {
 	return Prefix{Level: LevelKind, Role: role, GroupID: id.GroupID, Generation: id.Generation, Kind: kind}
-}
-
-// Bounds returns the key range [lo, hi) holding exactly the records p
-// selects, checked against lim. An unknown level or a zero role or kind gives
-// an error wrapping ErrInvalid.
-func (p Prefix) Bounds(lim Limits) (lo, hi []byte, err error) {
-	if p.Role == 0 {
-		return nil, nil, fmt.Errorf("%w: prefix with zero role", ErrInvalid)
-	}
-	if p.Level >= LevelGroup && len(p.GroupID) > lim.maxGroupIDBytes() {
-		return nil, nil, fmt.Errorf("%w: groupId of %d bytes exceeds %d", ErrInvalid, len(p.GroupID), lim.maxGroupIDBytes())
-	}
-	lo = []byte{tagRecord, byte(p.Role)}
-	switch p.Level {
-	case LevelRole:
-	case LevelGroup:
-		lo = appendGID(lo, p.GroupID)
-	case LevelGeneration:
-		lo = AppendGenerationPrefix(lo[:0], p.Role, group.ID{GroupID: p.GroupID, Generation: p.Generation})
-	case LevelKind:
-		if p.Kind == 0 {
-			return nil, nil, fmt.Errorf("%w: prefix with zero kind", ErrInvalid)
-		}
-		lo = AppendGenerationPrefix(lo[:0], p.Role, group.ID{GroupID: p.GroupID, Generation: p.Generation})
-		lo = append(lo, byte(p.Kind))
-	default:
-		return nil, nil, fmt.Errorf("%w: prefix level %d", ErrInvalid, p.Level)
-	}
-	// lo starts with tagRecord < 0xFF, so PrefixEnd is never nil.
-	return lo, PrefixEnd(lo), nil
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"iter"
+	"math"
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/group"
@@ -35,6 +36,15 @@ type Store interface {
 	// ErrClosed.
 	Close() error
 }
+
+// MaxInstant is the latest instant a deadline may hold: DueBefore
+// (MaxInstant()) yields every deadline.
+func MaxInstant() time.Time { return maxInstant }
+
+var (
+	minInstant = time.Unix(0, math.MinInt64).UTC()
+	maxInstant = time.Unix(0, math.MaxInt64).UTC()
+)
 
 // Record is one stored record.
 type Record struct {

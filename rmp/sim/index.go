@@ -22,7 +22,7 @@ func (n *node) checkIndex() {
 		id   group.ID
 	}
 	indexed := map[gen]time.Time{}
-	for d, err := range n.st.DueBefore(store.MaxInstant) {
+	for d, err := range n.st.DueBefore(store.MaxInstant()) {
 		if err != nil {
 			n.wd.violate(-1, "%s: deadline index: %v", n.name, err)
 			return

@@ -218,7 +218,7 @@ func (s *Store) Get(k group.Key) ([]byte, bool, error) {
 	defer s.exit()
 	ctx, cancel := s.ctx()
 	defer cancel()
-	resp, err := s.kv.Get(ctx, string(store.EncodeKey(k)))
+	resp, err := s.kv.Get(ctx, string(kvplan.EncodeKey(k)))
 	if err != nil {
 		return nil, false, fmt.Errorf("etcdstore: get: %w", err)
 	}

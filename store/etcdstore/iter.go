@@ -10,6 +10,7 @@ import (
 
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/store"
+	"github.com/wsrkit/wsrkit/store/internal/kvplan"
 )
 
 // iterate admits an iteration like a call and yields run's error once at
@@ -65,7 +66,7 @@ func (s *Store) walk(lo, hi string, keysOnly bool, body func(kvs []*mvccpb.KeyVa
 // Scan implements store.Store.
 func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
 	return func(yield func(store.Record, error) bool) {
-		lo, hi, err := p.Bounds(s.lim)
+		lo, hi, err := kvplan.PrefixBounds(p, s.lim)
 		if err != nil {
 			yield(store.Record{}, err)
 			return
@@ -76,7 +77,7 @@ func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
 					if s.shared.closing.Load() {
 						return "", false, store.ErrClosed
 					}
-					k, err := store.DecodeKey(kv.Key)
+					k, err := kvplan.DecodeKey(kv.Key)
 					if err != nil {
 						return "", false, err
 					}
@@ -95,7 +96,7 @@ func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
 // (zero is refused), so a generation's meta record is its first key.
 func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
 	return func(yield func(group.ID, error) bool) {
-		lo, hi, err := store.RolePrefix(role).Bounds(s.lim)
+		lo, hi, err := kvplan.PrefixBounds(store.RolePrefix(role), s.lim)
 		if err != nil {
 			yield(group.ID{}, err)
 			return
@@ -107,7 +108,7 @@ func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
 					if s.shared.closing.Load() {
 						return "", false, store.ErrClosed
 					}
-					k, err := store.DecodeKey(kv.Key)
+					k, err := kvplan.DecodeKey(kv.Key)
 					if err != nil {
 						return "", false, err
 					}
@@ -123,7 +124,7 @@ func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
 				if len(kvs) == 0 {
 					return "", false, nil
 				}
-				return string(store.PrefixEnd(store.AppendGenerationPrefix(nil, role, last))), true, nil
+				return string(kvplan.PrefixEnd(kvplan.AppendGenerationPrefix(nil, role, last))), true, nil
 			})
 		})
 	}
@@ -132,7 +133,7 @@ func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
 // DueBefore implements store.Store.
 func (s *Store) DueBefore(upTo time.Time) iter.Seq2[store.Deadline, error] {
 	return func(yield func(store.Deadline, error) bool) {
-		lo, hi, ok := store.DeadlineBounds(upTo)
+		lo, hi, ok := kvplan.DeadlineBounds(upTo)
 		iterate(s, yield, func() error {
 			if !ok {
 				return nil
@@ -142,7 +143,7 @@ func (s *Store) DueBefore(upTo time.Time) iter.Seq2[store.Deadline, error] {
 					if s.shared.closing.Load() {
 						return "", false, store.ErrClosed
 					}
-					d, err := store.DecodeDeadlineKey(kv.Key)
+					d, err := kvplan.DecodeDeadlineKey(kv.Key)
 					if err != nil {
 						return "", false, err
 					}
@@ -158,7 +159,7 @@ func (s *Store) DueBefore(upTo time.Time) iter.Seq2[store.Deadline, error] {
 
 // NextDeadline implements store.Store.
 func (s *Store) NextDeadline() (time.Time, bool, error) {
-	for d, err := range s.DueBefore(store.MaxInstant) {
+	for d, err := range s.DueBefore(store.MaxInstant()) {
 		return d.At, err == nil, err
 	}
 	return time.Time{}, false, nil

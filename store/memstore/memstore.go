@@ -183,7 +183,7 @@ func (s *Store) Get(k group.Key) ([]byte, bool, error) {
 	if s.closed {
 		return nil, false, store.ErrClosed
 	}
-	v, ok := s.vals[string(store.EncodeKey(k))]
+	v, ok := s.vals[string(kvplan.EncodeKey(k))]
 	if !ok {
 		return nil, false, nil
 	}
@@ -194,7 +194,7 @@ func (s *Store) Get(k group.Key) ([]byte, bool, error) {
 // when iteration starts.
 func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
 	return func(yield func(store.Record, error) bool) {
-		lo, hi, err := p.Bounds(s.lim)
+		lo, hi, err := kvplan.PrefixBounds(p, s.lim)
 		if err != nil {
 			yield(store.Record{}, err)
 			return
@@ -208,7 +208,7 @@ func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
 		keys := s.between(lo, hi)
 		recs := make([]store.Record, 0, len(keys))
 		for _, k := range keys {
-			key, err := store.DecodeKey([]byte(k))
+			key, err := kvplan.DecodeKey([]byte(k))
 			if err != nil {
 				s.mu.Unlock()
 				yield(store.Record{}, err)
@@ -229,7 +229,7 @@ func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
 // next by binary search.
 func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
 	return func(yield func(group.ID, error) bool) {
-		lo, hi, err := store.RolePrefix(role).Bounds(s.lim)
+		lo, hi, err := kvplan.PrefixBounds(store.RolePrefix(role), s.lim)
 		if err != nil {
 			yield(group.ID{}, err)
 			return
@@ -242,7 +242,7 @@ func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
 		}
 		var ids []group.ID
 		for keys := s.between(lo, hi); len(keys) > 0; {
-			k, err := store.DecodeKey([]byte(keys[0]))
+			k, err := kvplan.DecodeKey([]byte(keys[0]))
 			if err != nil {
 				s.mu.Unlock()
 				yield(group.ID{}, err)
@@ -254,7 +254,7 @@ func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
 			if k.Kind == group.KindMeta {
 				ids = append(ids, id)
 			}
-			next := store.PrefixEnd(store.AppendGenerationPrefix(nil, role, id))
+			next := kvplan.PrefixEnd(kvplan.AppendGenerationPrefix(nil, role, id))
 			i, _ := slices.BinarySearch(keys, string(next))
 			keys = keys[i:]
 		}
@@ -276,7 +276,7 @@ func (s *Store) DueBefore(upTo time.Time) iter.Seq2[store.Deadline, error] {
 			yield(store.Deadline{}, store.ErrClosed)
 			return
 		}
-		lo, hi, ok := store.DeadlineBounds(upTo)
+		lo, hi, ok := kvplan.DeadlineBounds(upTo)
 		if !ok {
 			s.mu.Unlock()
 			return
@@ -284,7 +284,7 @@ func (s *Store) DueBefore(upTo time.Time) iter.Seq2[store.Deadline, error] {
 		keys := slices.Clone(s.between(lo, hi))
 		s.mu.Unlock()
 		for _, k := range keys {
-			d, err := store.DecodeDeadlineKey([]byte(k))
+			d, err := kvplan.DecodeDeadlineKey([]byte(k))
 			if !yield(d, err) || err != nil {
 				return
 			}
@@ -294,7 +294,7 @@ func (s *Store) DueBefore(upTo time.Time) iter.Seq2[store.Deadline, error] {
 
 // NextDeadline implements store.Store.
 func (s *Store) NextDeadline() (time.Time, bool, error) {
-	for d, err := range s.DueBefore(store.MaxInstant) {
+	for d, err := range s.DueBefore(store.MaxInstant()) {
 		return d.At, err == nil, err
 	}
 	return time.Time{}, false, nil

@@ -10,7 +10,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/wsrkit/wsrkit/rmp/group"
-	"github.com/wsrkit/wsrkit/store"
+	"github.com/wsrkit/wsrkit/store/internal/kvplan"
 	"github.com/wsrkit/wsrkit/store/pebblestore"
 )
 
@@ -98,7 +98,7 @@ func BenchmarkRawSet(b *testing.B) {
 			db := openRaw(b)
 			before := db.Metrics().WAL.BytesWritten
 			runCommitters(b, c, func(g int, i uint64) error {
-				k := store.EncodeKey(group.Key{Role: group.RoleReceiver, GroupID: fmt.Sprintf("group-%03d", g), Generation: 1, Kind: group.KindDelivery, Number: i})
+				k := kvplan.EncodeKey(group.Key{Role: group.RoleReceiver, GroupID: fmt.Sprintf("group-%03d", g), Generation: 1, Kind: group.KindDelivery, Number: i})
 				return db.Set(k, payload, pebble.Sync)
 			})
 			reportWAL(b, db, before)
@@ -120,16 +120,16 @@ func BenchmarkRawBatch(b *testing.B) {
 				gid := fmt.Sprintf("group-%03d", g)
 				id := group.ID{GroupID: gid, Generation: 1}
 				k := func(kind group.Kind, n uint64) []byte {
-					return store.EncodeKey(group.Key{Role: group.RoleReceiver, GroupID: gid, Generation: 1, Kind: kind, Number: n})
+					return kvplan.EncodeKey(group.Key{Role: group.RoleReceiver, GroupID: gid, Generation: 1, Kind: kind, Number: n})
 				}
 				bt := db.NewBatch()
 				defer bt.Close()
 				bt.Set(k(group.KindMeta, 0), payload[:metaBytes], nil)
 				bt.Set(k(group.KindReceived, 0), payload[:runBytes], nil)
 				bt.Set(k(group.KindDelivery, i), payload, nil)
-				bt.Delete(store.DeadlineKey(i-1, group.RoleReceiver, id), nil)
-				bt.Set(store.DeadlineKey(i, group.RoleReceiver, id), nil, nil)
-				bt.Set(store.DeadlineRevKey(group.RoleReceiver, id), payload[:8], nil)
+				bt.Delete(kvplan.DeadlineKey(i-1, group.RoleReceiver, id), nil)
+				bt.Set(kvplan.DeadlineKey(i, group.RoleReceiver, id), nil, nil)
+				bt.Set(kvplan.DeadlineRevKey(group.RoleReceiver, id), payload[:8], nil)
 				return bt.Commit(pebble.Sync)
 			})
 			reportWAL(b, db, before)

@@ -15,7 +15,7 @@ import (
 const DefaultDeadlineCacheEntries = 4096
 
 // deadlineCache holds recently committed reverse deadline entries
-// (store.DeadlineRevKey → deadline, or absent), so that Apply's kvplan reads
+// (kvplan.DeadlineRevKey → deadline, or absent), so that Apply's kvplan reads
 // of hot generations skip pebble. It is written through after each
 // successful commit, under the batch's key locks, so an entry present is the
 // value on disk; a failed batch drops its entries (Store.commit). Eviction

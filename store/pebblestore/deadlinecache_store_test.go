@@ -12,6 +12,7 @@ import (
 
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/store"
+	"github.com/wsrkit/wsrkit/store/internal/kvplan"
 	"github.com/wsrkit/wsrkit/store/storetest"
 )
 
@@ -39,7 +40,7 @@ func TestContractDeadlineCache(t *testing.T) {
 func dueList(t *testing.T, s *Store) []store.Deadline {
 	t.Helper()
 	var out []store.Deadline
-	for d, err := range s.DueBefore(store.MaxInstant) {
+	for d, err := range s.DueBefore(store.MaxInstant()) {
 		if err != nil {
 			t.Fatalf("DueBefore: %v", err)
 		}
@@ -158,7 +159,7 @@ func TestDeadlineCacheMatchesUncached(t *testing.T) {
 			}
 		}
 	}
-	u, _ := store.EncodeInstant(time.Unix(1_900_000_000, 0))
+	u, _ := kvplan.EncodeInstant(time.Unix(1_900_000_000, 0))
 	for i, s := range sts {
 		fss[i].FailNextWALWrite(errors.New("injected"))
 		if err := s.Apply(failing); !errors.Is(err, store.ErrFailed) {

@@ -133,7 +133,7 @@ func TestDeadlineCacheSparesReads(t *testing.T) {
 			}
 		}
 		due := 0
-		for d, err := range s.DueBefore(store.MaxInstant) {
+		for d, err := range s.DueBefore(store.MaxInstant()) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,7 +179,7 @@ func TestDeadlineCacheIdleGroupsBounded(t *testing.T) {
 		t.Fatalf("%d entries in a ring of %d over %d generations; want %d", n, len(s.deadlines.ring), groups, bound)
 	}
 	n := 0
-	for _, err := range s.DueBefore(store.MaxInstant) {
+	for _, err := range s.DueBefore(store.MaxInstant()) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/store"
+	"github.com/wsrkit/wsrkit/store/internal/kvplan"
 )
 
 // iterate runs body over a bounded pebble iterator, admitted like a call,
@@ -64,7 +65,7 @@ func iterate[T any](s *Store, lo, hi []byte, yield func(T, error) bool, body fun
 // Scan implements store.Store.
 func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
 	return func(yield func(store.Record, error) bool) {
-		lo, hi, err := p.Bounds(s.lim)
+		lo, hi, err := kvplan.PrefixBounds(p, s.lim)
 		if err != nil {
 			yield(store.Record{}, err)
 			return
@@ -74,7 +75,7 @@ func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
 				if s.closing.Load() {
 					return true, store.ErrClosed
 				}
-				k, err := store.DecodeKey(it.Key())
+				k, err := kvplan.DecodeKey(it.Key())
 				if err != nil {
 					return true, err
 				}
@@ -96,7 +97,7 @@ func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
 // a generation's meta record is its first key.
 func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
 	return func(yield func(group.ID, error) bool) {
-		lo, hi, err := store.RolePrefix(role).Bounds(s.lim)
+		lo, hi, err := kvplan.PrefixBounds(store.RolePrefix(role), s.lim)
 		if err != nil {
 			yield(group.ID{}, err)
 			return
@@ -107,7 +108,7 @@ func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
 				if s.closing.Load() {
 					return true, store.ErrClosed
 				}
-				k, err := store.DecodeKey(it.Key())
+				k, err := kvplan.DecodeKey(it.Key())
 				if err != nil {
 					return true, err
 				}
@@ -115,7 +116,7 @@ func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
 				if k.Kind == group.KindMeta && !yield(id, nil) {
 					return false, nil
 				}
-				next = store.PrefixEnd(store.AppendGenerationPrefix(next[:0], role, id))
+				next = kvplan.PrefixEnd(kvplan.AppendGenerationPrefix(next[:0], role, id))
 			}
 			return true, it.Error()
 		})
@@ -125,7 +126,7 @@ func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
 // DueBefore implements store.Store.
 func (s *Store) DueBefore(upTo time.Time) iter.Seq2[store.Deadline, error] {
 	return func(yield func(store.Deadline, error) bool) {
-		lo, hi, ok := store.DeadlineBounds(upTo)
+		lo, hi, ok := kvplan.DeadlineBounds(upTo)
 		if !ok {
 			if err := s.enter(); err != nil {
 				yield(store.Deadline{}, err)
@@ -139,7 +140,7 @@ func (s *Store) DueBefore(upTo time.Time) iter.Seq2[store.Deadline, error] {
 				if s.closing.Load() {
 					return true, store.ErrClosed
 				}
-				d, err := store.DecodeDeadlineKey(it.Key())
+				d, err := kvplan.DecodeDeadlineKey(it.Key())
 				if err != nil {
 					return true, err
 				}
@@ -154,7 +155,7 @@ func (s *Store) DueBefore(upTo time.Time) iter.Seq2[store.Deadline, error] {
 
 // NextDeadline implements store.Store.
 func (s *Store) NextDeadline() (time.Time, bool, error) {
-	for d, err := range s.DueBefore(store.MaxInstant) {
+	for d, err := range s.DueBefore(store.MaxInstant()) {
 		return d.At, err == nil, err
 	}
 	return time.Time{}, false, nil

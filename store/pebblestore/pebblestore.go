@@ -242,7 +242,7 @@ func (s *Store) Get(k group.Key) (v []byte, ok bool, err error) {
 	}
 	defer s.exit()
 	defer s.guard(&err)
-	return s.read(store.EncodeKey(k))
+	return s.read(kvplan.EncodeKey(k))
 }
 
 // Limits returns the limits Apply enforces (store.LimitsOf).

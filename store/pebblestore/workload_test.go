@@ -48,7 +48,7 @@ func checkWorkload(t *testing.T, s store.Store, workers int) []int {
 	t.Helper()
 	counts := make([]int, workers)
 	due := map[group.ID]time.Time{}
-	for d, err := range s.DueBefore(store.MaxInstant) {
+	for d, err := range s.DueBefore(store.MaxInstant()) {
 		if err != nil {
 			t.Fatalf("DueBefore: %v", err)
 		}

@@ -51,7 +51,7 @@ func generationFixture(e *env) {
 func testDeleteGeneration(t *testing.T, e *env) {
 	generationFixture(e)
 	before := e.scan(store.RolePrefix(recv))
-	beforeDue := e.due(store.MaxInstant)
+	beforeDue := e.due(store.MaxInstant())
 	target := group.ID{GroupID: "g", Generation: 1}
 	e.apply(delGen(recv, target))
 	e.reopen()
@@ -70,7 +70,7 @@ func testDeleteGeneration(t *testing.T, e *env) {
 			wantDue = append(wantDue, d)
 		}
 	}
-	if got := e.due(store.MaxInstant); !deadlinesEqual(got, wantDue) || len(got) != len(beforeDue)-1 {
+	if got := e.due(store.MaxInstant()); !deadlinesEqual(got, wantDue) || len(got) != len(beforeDue)-1 {
 		t.Errorf("after OpDeleteGeneration(g/1): deadlines %v, want %v", got, wantDue)
 	}
 	if got := e.scan(store.GroupPrefix(send, "g")); len(got) != 8 {
@@ -94,12 +94,12 @@ func testDeleteGenerationThenWrite(t *testing.T, e *env) {
 	if !recordsEqual(got, want) {
 		t.Errorf("records = %v; want %v", got, want)
 	}
-	if d := e.due(store.MaxInstant); !deadlinesEqual(d, []store.Deadline{dl(at(2), recv, "g", 4)}) {
+	if d := e.due(store.MaxInstant()); !deadlinesEqual(d, []store.Deadline{dl(at(2), recv, "g", 4)}) {
 		t.Errorf("deadlines = %v; want one at %v", d, at(2).UTC())
 	}
 	// And the reverse: a deadline set, then the generation deleted, in one batch.
 	e.apply(setDeadline(recv, id, at(3)), delGen(recv, id))
-	if d := e.due(store.MaxInstant); len(d) != 0 {
+	if d := e.due(store.MaxInstant()); len(d) != 0 {
 		t.Errorf("deadlines after set+delete = %v; want none", d)
 	}
 }
@@ -130,7 +130,7 @@ func testDeadlines(t *testing.T, e *env) {
 	if !slices.IsSortedFunc(want, compareDeadlines) {
 		t.Fatalf("fixture not sorted")
 	}
-	if got := e.due(store.MaxInstant); !deadlinesEqual(got, want) {
+	if got := e.due(store.MaxInstant()); !deadlinesEqual(got, want) {
 		t.Errorf("DueBefore(max) = %v\nwant %v", got, want)
 	}
 	next, ok, err := e.s.NextDeadline()
@@ -151,21 +151,21 @@ func testDeadlineReplace(t *testing.T, e *env) {
 	e.apply(setDeadline(recv, b, at(1)))  // earlier
 	e.reopen()
 	want := []store.Deadline{dl(at(1), recv, "b", 1), dl(at(30), recv, "a", 1)}
-	if got := e.due(store.MaxInstant); !deadlinesEqual(got, want) {
+	if got := e.due(store.MaxInstant()); !deadlinesEqual(got, want) {
 		t.Errorf("after replacement: %v; want %v", got, want)
 	}
 	// Several settings in one batch: the last one wins, one entry remains.
 	e.apply(setDeadline(recv, a, at(2)), setDeadline(recv, a, at(3)), setDeadline(recv, a, at(40)),
 		setDeadline(recv, a, at(40)))
 	want = []store.Deadline{dl(at(1), recv, "b", 1), dl(at(40), recv, "a", 1)}
-	if got := e.due(store.MaxInstant); !deadlinesEqual(got, want) {
+	if got := e.due(store.MaxInstant()); !deadlinesEqual(got, want) {
 		t.Errorf("after a batch of settings: %v; want %v", got, want)
 	}
 	// The zero At clears.
 	e.apply(setDeadline(recv, b, time.Time{}))
 	e.reopen()
 	want = want[1:]
-	if got := e.due(store.MaxInstant); !deadlinesEqual(got, want) {
+	if got := e.due(store.MaxInstant()); !deadlinesEqual(got, want) {
 		t.Errorf("after clearing: %v; want %v", got, want)
 	}
 	// Setting a deadline touches no record.
@@ -198,9 +198,9 @@ func testDeadlineRange(t *testing.T, e *env) {
 		t.Errorf("DueBefore(year 9999) = %d entries; want 5", len(got))
 	}
 	// Extremes of the nanosecond range round-trip.
-	lo, hi := time.Unix(0, math.MinInt64).UTC(), store.MaxInstant
+	lo, hi := time.Unix(0, math.MinInt64).UTC(), store.MaxInstant()
 	e.apply(setDeadline(send, group.ID{GroupID: "lo"}, lo), setDeadline(send, group.ID{GroupID: "hi"}, hi))
-	all := e.due(store.MaxInstant)
+	all := e.due(store.MaxInstant())
 	if len(all) != 7 || !all[0].At.Equal(lo) || !all[6].At.Equal(hi) {
 		t.Errorf("extreme instants: %v", all)
 	}

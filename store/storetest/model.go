@@ -138,7 +138,7 @@ func testModel(t *testing.T, e *env) {
 				t.Fatalf("step %d: Generations(%v) = %v\nmodel %v", step, role, got, want)
 			}
 		}
-		if got, want := e.due(store.MaxInstant), m.deadlines(); !deadlinesEqual(got, want) {
+		if got, want := e.due(store.MaxInstant()), m.deadlines(); !deadlinesEqual(got, want) {
 			t.Fatalf("step %d: DueBefore = %v\nmodel %v", step, got, want)
 		}
 	}
@@ -201,7 +201,7 @@ func testConcurrentApply(t *testing.T, e *env) {
 			t.Fatalf("group %s: %d records, meta %q", gid, len(got), got[0].Value)
 		}
 	}
-	due := e.due(store.MaxInstant)
+	due := e.due(store.MaxInstant())
 	if len(due) != workers+1 {
 		t.Fatalf("deadline index holds %d entries; want one per generation (%d): %v", len(due), workers+1, due)
 	}
@@ -237,7 +237,7 @@ func testClose(t *testing.T, e *env) {
 	for _, err := range e.s.Generations(recv) {
 		check("Generations", err)
 	}
-	for _, err := range e.s.DueBefore(store.MaxInstant) {
+	for _, err := range e.s.DueBefore(store.MaxInstant()) {
 		check("DueBefore", err)
 	}
 	_, _, err = e.s.NextDeadline()

@@ -31,7 +31,7 @@ func testEmpty(t *testing.T, e *env) {
 			t.Errorf("Generations(%v) on an empty store = %v", role, got)
 		}
 	}
-	if got := e.due(store.MaxInstant); len(got) != 0 {
+	if got := e.due(store.MaxInstant()); len(got) != 0 {
 		t.Errorf("DueBefore on an empty store = %v", got)
 	}
 	if _, ok, err := e.s.NextDeadline(); ok || err != nil {
@@ -234,7 +234,7 @@ func testAtomicity(t *testing.T, e *env) {
 	if _, ok := e.get(ok2); ok {
 		t.Errorf("after failed batches, %v exists", ok2)
 	}
-	if got := e.due(store.MaxInstant); len(got) != 1 || !got[0].At.Equal(at(100)) {
+	if got := e.due(store.MaxInstant()); len(got) != 1 || !got[0].At.Equal(at(100)) {
 		t.Errorf("after failed batches, deadlines = %v; want one at %v", got, at(100))
 	}
 	// An empty batch is a no-op, not an error.
@@ -277,7 +277,7 @@ func testMissing(t *testing.T, e *env) {
 	if got := e.scan(store.GenerationPrefix(recv, id)); len(got) != 0 {
 		t.Errorf("Scan of a missing generation = %v", got)
 	}
-	if got := e.due(store.MaxInstant); len(got) != 0 {
+	if got := e.due(store.MaxInstant()); len(got) != 0 {
 		t.Errorf("DueBefore after clearing a missing deadline = %v", got)
 	}
 }
@@ -318,7 +318,7 @@ func testEarlyBreak(t *testing.T, e *env) {
 		n++
 		break
 	}
-	for range e.s.DueBefore(store.MaxInstant) {
+	for range e.s.DueBefore(store.MaxInstant()) {
 		n++
 		break
 	}

@@ -14,10 +14,10 @@ import (
 // the batch leaves (an unchanged one as read); each entry is read once.
 func TestTranslateFinal(t *testing.T) {
 	at := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	u, _ := store.EncodeInstant(at)
+	u, _ := EncodeInstant(at)
 	id := func(g string) group.ID { return group.ID{GroupID: g, Generation: 1} }
 	key := func(g string) group.Key { return group.Key{Role: 1, GroupID: g, Generation: 1, Kind: group.KindMeta} }
-	rev := func(g string) string { return string(store.DeadlineRevKey(1, id(g))) }
+	rev := func(g string) string { return string(DeadlineRevKey(1, id(g))) }
 	stored := map[string][]byte{rev("same"): be(u), rev("cleared"): be(u), rev("dropped"): be(u)}
 	reads := map[string]int{}
 	read := func(k []byte) ([]byte, bool, error) {

@@ -1,6 +1,31 @@
-// Package kvplan turns a batch of group.Mutation values into the operations
-// of an ordered byte-key engine, following the key layout of package store.
-// Both store implementations use it, so they share one meaning of a batch.
+// Package kvplan is the key layout the stores share and turns a batch of
+// group.Mutation values into the operations of an ordered byte-key engine
+// under it. Every store implementation uses it, so they share one meaning
+// of a batch.
+//
+// # Key layout
+//
+// Implementations over an ordered byte-key engine (store/pebblestore,
+// store/memstore, store/etcdstore) share this layout; EncodeKey and
+// DecodeKey implement it.
+// Numbers are fixed-width big-endian; the variable-length groupId is escaped
+// so that byte order equals (role, groupId, generation, kind, number) order
+// and no encoded id is a prefix of another:
+//
+//	gid(s)      = s with each 0x00 written as 0x00 0xFF, then 0x00 0x01
+//	record      = 0x72 'r' | role:1 | gid(GroupID) | generation:8 | kind:1 | number:8   → value
+//	deadline    = 0x64 'd' | at:8   | role:1 | gid(GroupID) | generation:8            → empty
+//	deadlineRev = 0x65 'e' | role:1 | gid(GroupID) | generation:8                     → at:8
+//
+// at is the deadline instant in UTC nanoseconds since the Unix epoch, as a
+// big-endian uint64 with the sign bit flipped, so byte order is time order.
+// Instants outside the int64 nanosecond range (years 1678–2262) are refused.
+//
+// The records of one generation, (role, gid, generation), form one contiguous
+// key range, removed by OpDeleteGeneration with ONE range deletion plus point
+// deletions of its two deadline keys. The reverse entry deadlineRev says which
+// deadline key a generation has, so replacing or clearing it deletes the old
+// index key in the same atomic batch: the index never holds stale entries.
 package kvplan
 
 import (
@@ -37,7 +62,7 @@ func Translate(batch []group.Mutation, lim store.Limits, read Reader, w Writer) 
 // Final is the deadline a generation's reverse entry holds once a batch is
 // committed: At is its EncodeInstant value; Has is false when it has none.
 type Final struct {
-	Rev string // store.DeadlineRevKey of the generation
+	Rev string // DeadlineRevKey of the generation
 	At  uint64
 	Has bool
 }
@@ -69,20 +94,20 @@ func translate(batch []group.Mutation, lim store.Limits, read Reader, w Writer) 
 		var err error
 		switch m.Op {
 		case group.OpPut:
-			err = w.Set(store.EncodeKey(k), m.Value)
+			err = w.Set(EncodeKey(k), m.Value)
 		case group.OpDelete:
-			err = w.Delete(store.EncodeKey(k))
+			err = w.Delete(EncodeKey(k))
 		case group.OpDeleteGeneration:
 			// One range deletion for the whole generation (peers.md D.2:
 			// many small range deletions hurt iteration).
-			lo := store.AppendGenerationPrefix(nil, k.Role, id)
-			if err = w.DeleteRange(lo, store.PrefixEnd(lo)); err == nil {
+			lo := AppendGenerationPrefix(nil, k.Role, id)
+			if err = w.DeleteRange(lo, PrefixEnd(lo)); err == nil {
 				err = t.setDeadline(k.Role, id, deadline{})
 			}
 		case group.OpSetDeadline:
 			var d deadline
 			if !m.At.IsZero() {
-				d.u, _ = store.EncodeInstant(m.At) // checked by CheckBatch
+				d.u, _ = EncodeInstant(m.At) // checked by CheckBatch
 				d.has = true
 			}
 			err = t.setDeadline(k.Role, id, d)
@@ -138,7 +163,7 @@ func (t *translator) current(rev []byte) (deadline, error) {
 // setDeadline replaces the deadline of generation id with d, deleting the
 // old index key so the index never holds a stale entry.
 func (t *translator) setDeadline(role group.Role, id group.ID, d deadline) error {
-	rev := store.DeadlineRevKey(role, id)
+	rev := DeadlineRevKey(role, id)
 	old, err := t.current(rev)
 	if err != nil {
 		return err
@@ -148,14 +173,14 @@ func (t *translator) setDeadline(role group.Role, id group.ID, d deadline) error
 	}
 	t.overlay[string(rev)] = d // present: current recorded it
 	if old.has {
-		if err := t.w.Delete(store.DeadlineKey(old.u, role, id)); err != nil {
+		if err := t.w.Delete(DeadlineKey(old.u, role, id)); err != nil {
 			return err
 		}
 	}
 	if !d.has {
 		return t.w.Delete(rev)
 	}
-	if err := t.w.Set(store.DeadlineKey(d.u, role, id), nil); err != nil {
+	if err := t.w.Set(DeadlineKey(d.u, role, id), nil); err != nil {
 		return err
 	}
 	return t.w.Set(rev, binary.BigEndian.AppendUint64(nil, d.u))
@@ -169,7 +194,7 @@ func LockKeys(batch []group.Mutation) []string {
 	var keys []string
 	for _, m := range batch {
 		if m.Op == group.OpSetDeadline || m.Op == group.OpDeleteGeneration {
-			keys = append(keys, string(store.DeadlineRevKey(m.Key.Role, group.ID{GroupID: m.Key.GroupID, Generation: m.Key.Generation})))
+			keys = append(keys, string(DeadlineRevKey(m.Key.Role, group.ID{GroupID: m.Key.GroupID, Generation: m.Key.Generation})))
 		}
 	}
 	slices.Sort(keys)

@@ -37,8 +37,8 @@ func TestTranslateWritesNothingForAnInvalidBatch(t *testing.T) {
 func TestTranslateDeadlineOps(t *testing.T) {
 	at := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	k := group.Key{Role: 1, GroupID: "g", Generation: 1}
-	u, _ := store.EncodeInstant(at)
-	stored := map[string][]byte{string(store.DeadlineRevKey(1, group.ID{GroupID: "g", Generation: 1})): be(u)}
+	u, _ := EncodeInstant(at)
+	stored := map[string][]byte{string(DeadlineRevKey(1, group.ID{GroupID: "g", Generation: 1})): be(u)}
 	read := func(key []byte) ([]byte, bool, error) { v, ok := stored[string(key)]; return v, ok, nil }
 	cases := []struct {
 		name  string
@@ -66,7 +66,7 @@ func TestTranslateDeadlineOps(t *testing.T) {
 			}
 		}
 	}
-	stored[string(store.DeadlineRevKey(1, group.ID{GroupID: "g", Generation: 1}))] = []byte{1, 2, 3}
+	stored[string(DeadlineRevKey(1, group.ID{GroupID: "g", Generation: 1}))] = []byte{1, 2, 3}
 	var w recorder
 	if err := Translate(cases[1].batch, store.Limits{}, read, &w); !errors.Is(err, store.ErrCorrupt) {
 		t.Fatalf("corrupt reverse entry: %v; want ErrCorrupt", err)

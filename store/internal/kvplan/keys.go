@@ -1,4 +1,4 @@
-package store
+package kvplan
 
 import (
 	"encoding/binary"
@@ -7,9 +7,10 @@ import (
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/store"
 )
 
-// Key-space tags: the first byte of every stored key (layout in doc.go).
+// Key-space tags: the first byte of every stored key (layout in the package doc).
 const (
 	tagRecord      = 'r'
 	tagDeadline    = 'd'
@@ -24,8 +25,8 @@ const (
 	gidEnd    = 0x01
 )
 
-// AppendKey appends the encoding of record key k to dst.
-func AppendKey(dst []byte, k group.Key) []byte {
+// appendKey appends the encoding of record key k to dst.
+func appendKey(dst []byte, k group.Key) []byte {
 	dst = append(dst, tagRecord, byte(k.Role))
 	dst = appendGID(dst, k.GroupID)
 	dst = binary.BigEndian.AppendUint64(dst, k.Generation)
@@ -35,11 +36,11 @@ func AppendKey(dst []byte, k group.Key) []byte {
 
 // EncodeKey returns the encoding of record key k.
 func EncodeKey(k group.Key) []byte {
-	return AppendKey(make([]byte, 0, 20+len(k.GroupID)), k)
+	return appendKey(make([]byte, 0, 20+len(k.GroupID)), k)
 }
 
 // DecodeKey decodes a record key written by EncodeKey. Any other input gives
-// an error wrapping ErrCorrupt.
+// an error wrapping store.ErrCorrupt.
 func DecodeKey(b []byte) (group.Key, error) {
 	var k group.Key
 	if len(b) < 2 || b[0] != tagRecord {
@@ -100,17 +101,17 @@ func decodeGID(b []byte) (string, []byte, error) {
 func corruptKey(b []byte, why string) error {
 	const show = 64
 	if len(b) > show {
-		return fmt.Errorf("%w: key %x…: %s", ErrCorrupt, b[:show], why)
+		return fmt.Errorf("%w: key %x…: %s", store.ErrCorrupt, b[:show], why)
 	}
-	return fmt.Errorf("%w: key %x: %s", ErrCorrupt, b, why)
+	return fmt.Errorf("%w: key %x: %s", store.ErrCorrupt, b, why)
 }
 
 // EncodeInstant returns t as an order-preserving uint64: UTC nanoseconds
 // since the Unix epoch with the sign bit flipped. Instants outside the int64
-// nanosecond range give an error wrapping ErrInvalid.
+// nanosecond range give an error wrapping store.ErrInvalid.
 func EncodeInstant(t time.Time) (uint64, error) {
 	if t.Before(minInstant) || t.After(maxInstant) {
-		return 0, fmt.Errorf("%w: instant %s outside the nanosecond range", ErrInvalid, t.UTC().Format(time.RFC3339Nano))
+		return 0, fmt.Errorf("%w: instant %s outside the nanosecond range", store.ErrInvalid, t.UTC().Format(time.RFC3339Nano))
 	}
 	return uint64(t.UnixNano()) ^ (1 << 63), nil
 }
@@ -123,9 +124,6 @@ func DecodeInstant(u uint64) time.Time {
 var (
 	minInstant = time.Unix(0, math.MinInt64)
 	maxInstant = time.Unix(0, math.MaxInt64)
-	// MaxInstant is the latest instant a deadline may hold; DueBefore
-	// (MaxInstant) yields every deadline.
-	MaxInstant = maxInstant.UTC()
 )
 
 // AppendGenerationPrefix appends the key prefix shared by every record of
@@ -148,8 +146,8 @@ func DeadlineKey(u uint64, role group.Role, id group.ID) []byte {
 }
 
 // DecodeDeadlineKey decodes a key written by DeadlineKey.
-func DecodeDeadlineKey(b []byte) (Deadline, error) {
-	var d Deadline
+func DecodeDeadlineKey(b []byte) (store.Deadline, error) {
+	var d store.Deadline
 	if len(b) < 10 || b[0] != tagDeadline {
 		return d, corruptKey(b, "not a deadline key")
 	}
@@ -205,4 +203,34 @@ func PrefixEnd(p []byte) []byte {
 		}
 	}
 	return nil
+}
+
+// PrefixBounds returns the key range [lo, hi) holding exactly the records p
+// selects, checked against lim. An unknown level or a zero role or kind gives
+// an error wrapping store.ErrInvalid.
+func PrefixBounds(p store.Prefix, lim store.Limits) (lo, hi []byte, err error) {
+	if p.Role == 0 {
+		return nil, nil, fmt.Errorf("%w: prefix with zero role", store.ErrInvalid)
+	}
+	if p.Level >= store.LevelGroup && len(p.GroupID) > lim.GroupIDBytes() {
+		return nil, nil, fmt.Errorf("%w: groupId of %d bytes exceeds %d", store.ErrInvalid, len(p.GroupID), lim.GroupIDBytes())
+	}
+	lo = []byte{tagRecord, byte(p.Role)}
+	switch p.Level {
+	case store.LevelRole:
+	case store.LevelGroup:
+		lo = appendGID(lo, p.GroupID)
+	case store.LevelGeneration:
+		lo = AppendGenerationPrefix(lo[:0], p.Role, group.ID{GroupID: p.GroupID, Generation: p.Generation})
+	case store.LevelKind:
+		if p.Kind == 0 {
+			return nil, nil, fmt.Errorf("%w: prefix with zero kind", store.ErrInvalid)
+		}
+		lo = AppendGenerationPrefix(lo[:0], p.Role, group.ID{GroupID: p.GroupID, Generation: p.Generation})
+		lo = append(lo, byte(p.Kind))
+	default:
+		return nil, nil, fmt.Errorf("%w: prefix level %d", store.ErrInvalid, p.Level)
+	}
+	// lo starts with tagRecord < 0xFF, so PrefixEnd is never nil.
+	return lo, PrefixEnd(lo), nil
 }

@@ -1,4 +1,4 @@
-package store_test
+package kvplan
 
 import (
 	"bytes"
@@ -34,8 +34,8 @@ func TestKeyRoundTripAndOrder(t *testing.T) {
 	}
 	var prev []byte
 	for i, k := range keys {
-		b := store.EncodeKey(k)
-		got, err := store.DecodeKey(b)
+		b := EncodeKey(k)
+		got, err := DecodeKey(b)
 		if err != nil || got != k {
 			t.Fatalf("DecodeKey(EncodeKey(%+v)) = %+v, %v", k, got, err)
 		}
@@ -47,12 +47,12 @@ func TestKeyRoundTripAndOrder(t *testing.T) {
 }
 
 func TestGroupPrefixIsExact(t *testing.T) {
-	lo, hi, err := store.GroupPrefix(1, "a").Bounds(store.Limits{})
+	lo, hi, err := PrefixBounds(store.GroupPrefix(1, "a"), store.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := func(k group.Key) bool {
-		b := store.EncodeKey(k)
+		b := EncodeKey(k)
 		return bytes.Compare(b, lo) >= 0 && bytes.Compare(b, hi) < 0
 	}
 	for _, gid := range []string{"a\x00", "a\x00\x01", "ab", "", "\x00a"} {
@@ -66,22 +66,22 @@ func TestGroupPrefixIsExact(t *testing.T) {
 }
 
 func TestDecodeKeyRejects(t *testing.T) {
-	good := store.EncodeKey(group.Key{Role: 1, GroupID: "g\x00", Generation: 1, Kind: 1})
+	good := EncodeKey(group.Key{Role: 1, GroupID: "g\x00", Generation: 1, Kind: 1})
 	bad := [][]byte{
 		nil, {}, {'r'}, {'x', 1, 0, 1},
-		good[:len(good)-1],                  // short
-		append(bytes.Clone(good), 0),        // long
-		{'r', 1, 'g', 0, 0x02},              // bad escape
-		{'r', 1, 'g', 0},                    // escape at end
-		{'r', 1, 'g', 'h'},                  // unterminated
-		store.DeadlineRevKey(1, group.ID{}), // another key space
+		good[:len(good)-1],            // short
+		append(bytes.Clone(good), 0),  // long
+		{'r', 1, 'g', 0, 0x02},        // bad escape
+		{'r', 1, 'g', 0},              // escape at end
+		{'r', 1, 'g', 'h'},            // unterminated
+		DeadlineRevKey(1, group.ID{}), // another key space
 	}
 	for _, b := range bad {
-		if _, err := store.DecodeKey(b); !errors.Is(err, store.ErrCorrupt) {
+		if _, err := DecodeKey(b); !errors.Is(err, store.ErrCorrupt) {
 			t.Errorf("DecodeKey(%x) = %v; want ErrCorrupt", b, err)
 		}
 	}
-	if _, err := store.DecodeDeadlineKey(good); !errors.Is(err, store.ErrCorrupt) {
+	if _, err := DecodeDeadlineKey(good); !errors.Is(err, store.ErrCorrupt) {
 		t.Errorf("DecodeDeadlineKey(record key) = %v; want ErrCorrupt", err)
 	}
 }
@@ -89,15 +89,15 @@ func TestDecodeKeyRejects(t *testing.T) {
 func TestInstantOrderAndRange(t *testing.T) {
 	ts := []time.Time{
 		time.Unix(0, math.MinInt64), time.Unix(-1, 0), time.Unix(0, -1), time.Unix(0, 0), time.Unix(0, 1),
-		time.Date(2026, 1, 1, 0, 0, 0, 999, time.FixedZone("Z+1", 3600)), store.MaxInstant,
+		time.Date(2026, 1, 1, 0, 0, 0, 999, time.FixedZone("Z+1", 3600)), store.MaxInstant(),
 	}
 	var prev uint64
 	for i, tm := range ts {
-		u, err := store.EncodeInstant(tm)
+		u, err := EncodeInstant(tm)
 		if err != nil {
 			t.Fatalf("EncodeInstant(%v): %v", tm, err)
 		}
-		back := store.DecodeInstant(u)
+		back := DecodeInstant(u)
 		if !back.Equal(tm) || back.Location() != time.UTC {
 			t.Fatalf("DecodeInstant(EncodeInstant(%v)) = %v", tm, back)
 		}
@@ -106,8 +106,8 @@ func TestInstantOrderAndRange(t *testing.T) {
 		}
 		prev = u
 	}
-	for _, tm := range []time.Time{{}, store.MaxInstant.Add(time.Nanosecond), time.Unix(0, math.MinInt64).Add(-1)} {
-		if _, err := store.EncodeInstant(tm); !errors.Is(err, store.ErrInvalid) {
+	for _, tm := range []time.Time{{}, store.MaxInstant().Add(time.Nanosecond), time.Unix(0, math.MinInt64).Add(-1)} {
+		if _, err := EncodeInstant(tm); !errors.Is(err, store.ErrInvalid) {
 			t.Errorf("EncodeInstant(%v) = %v; want ErrInvalid", tm, err)
 		}
 	}
@@ -115,9 +115,9 @@ func TestInstantOrderAndRange(t *testing.T) {
 
 func TestDeadlineKeyRoundTrip(t *testing.T) {
 	at := time.Date(2030, 5, 6, 7, 8, 9, 123456789, time.UTC)
-	u, _ := store.EncodeInstant(at)
+	u, _ := EncodeInstant(at)
 	id := group.ID{GroupID: "x\x00y", Generation: 9}
-	d, err := store.DecodeDeadlineKey(store.DeadlineKey(u, group.RoleSender, id))
+	d, err := DecodeDeadlineKey(DeadlineKey(u, group.RoleSender, id))
 	if err != nil || !d.At.Equal(at) || d.Role != group.RoleSender || d.ID != id {
 		t.Fatalf("DecodeDeadlineKey round trip = %+v, %v", d, err)
 	}
@@ -131,7 +131,7 @@ func TestPrefixEnd(t *testing.T) {
 		{nil, nil},
 	}
 	for _, c := range cases {
-		if got := store.PrefixEnd(c.in); !bytes.Equal(got, c.want) {
+		if got := PrefixEnd(c.in); !bytes.Equal(got, c.want) {
 			t.Errorf("PrefixEnd(%x) = %x; want %x", c.in, got, c.want)
 		}
 	}
@@ -140,21 +140,21 @@ func TestPrefixEnd(t *testing.T) {
 // FuzzDecodeKey: arbitrary bytes never panic; whatever decodes re-encodes to
 // the same bytes (the encoding is canonical).
 func FuzzDecodeKey(f *testing.F) {
-	f.Add(store.EncodeKey(group.Key{Role: 1, GroupID: "g", Generation: 1, Kind: 1}))
-	f.Add(store.EncodeKey(group.Key{Role: 3, GroupID: "\x00\xff\x00", Generation: math.MaxUint64, Kind: 8, Number: 7}))
+	f.Add(EncodeKey(group.Key{Role: 1, GroupID: "g", Generation: 1, Kind: 1}))
+	f.Add(EncodeKey(group.Key{Role: 3, GroupID: "\x00\xff\x00", Generation: math.MaxUint64, Kind: 8, Number: 7}))
 	f.Add([]byte{'r', 1, 0, 0xFF, 0, 1})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		k, err := store.DecodeKey(b)
+		k, err := DecodeKey(b)
 		if err != nil {
 			if !errors.Is(err, store.ErrCorrupt) {
 				t.Fatalf("DecodeKey error %v does not wrap ErrCorrupt", err)
 			}
-		} else if re := store.EncodeKey(k); !bytes.Equal(re, b) {
+		} else if re := EncodeKey(k); !bytes.Equal(re, b) {
 			t.Fatalf("DecodeKey(%x) = %+v re-encodes to %x", b, k, re)
 		}
-		if d, err := store.DecodeDeadlineKey(b); err == nil {
-			u, _ := store.EncodeInstant(d.At)
-			if re := store.DeadlineKey(u, d.Role, d.ID); !bytes.Equal(re, b) {
+		if d, err := DecodeDeadlineKey(b); err == nil {
+			u, _ := EncodeInstant(d.At)
+			if re := DeadlineKey(u, d.Role, d.ID); !bytes.Equal(re, b) {
 				t.Fatalf("DecodeDeadlineKey(%x) re-encodes to %x", b, re)
 			}
 		}
