@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -31,13 +32,16 @@ const (
 // membership, the shards it holds (each an rmp.Node on a fenced store) and
 // the loop that balances shards over the live instances.
 type cluster struct {
-	cfg    *Config
-	log    *slog.Logger
-	self   string // this instance's URL for forwarded requests
-	id     string // the deployment's cluster id (group ids embed it)
-	base   *etcdstore.Store
-	owner  *etcdstore.Owner
-	stores []*etcdstore.Store // per shard, unfenced, on base's client
+	cfg  *Config
+	log  *slog.Logger
+	self string // this instance's URL for forwarded requests
+	id   string // the deployment's cluster id (group ids embed it)
+	base *etcdstore.Store
+	// etcdTLS is the client's TLS configuration (-etcd-ca, -etcd-cert),
+	// nil without; it explains a failed first request.
+	etcdTLS *tls.Config
+	owner   *etcdstore.Owner
+	stores  []*etcdstore.Store // per shard, unfenced, on base's client
 	// open starts the node of a shard on its fenced store; dropped runs
 	// after a shard's node closed.
 	open    func(shard int, instance string, st store.Store, f fence) (*rmp.Node, error)
@@ -67,16 +71,15 @@ type heldShard struct {
 // shards before it returns.
 func openCluster(ctx context.Context, cfg *Config, log *slog.Logger, self string,
 	open func(int, string, store.Store, fence) (*rmp.Node, error), dropped func(int, string)) (*cluster, error) {
-	base, err := etcdstore.Open(etcdstore.Options{
-		Endpoints:      cfg.EtcdEndpoints,
-		RequestTimeout: cfg.EtcdTimeout, // one bound for dialing and for each request
-		Prefix:         cfg.EtcdPrefix,
-		DialTimeout:    cfg.EtcdTimeout,
-	})
+	eo, err := etcdOptions(cfg)
 	if err != nil {
 		return nil, err
 	}
-	c := &cluster{cfg: cfg, log: log, self: self, base: base, open: open, dropped: dropped,
+	base, err := etcdstore.Open(eo)
+	if err != nil {
+		return nil, etcdHint(cfg, eo.TLS, err)
+	}
+	c := &cluster{cfg: cfg, log: log, self: self, base: base, etcdTLS: eo.TLS, open: open, dropped: dropped,
 		held: map[int]*heldShard{}, urls: map[string]string{}, lost: make(chan error, 1),
 		stop: make(chan struct{}), loopDone: make(chan struct{}), closing: make(chan struct{})}
 	var once sync.Once
@@ -112,7 +115,7 @@ func (c *cluster) join(ctx context.Context) error {
 	// when no endpoint answers, so wrong -etcd-endpoints would hang serve.
 	got, err := c.base.Setting(ctx, settingShards, []byte(strconv.Itoa(cfg.Shards)))
 	if err != nil {
-		return fmt.Errorf("etcd %s: %w", strings.Join(cfg.EtcdEndpoints, ","), err)
+		return fmt.Errorf("etcd %s: %w", strings.Join(cfg.EtcdEndpoints, ","), etcdHint(cfg, c.etcdTLS, err))
 	}
 	if string(got) != strconv.Itoa(cfg.Shards) {
 		return fmt.Errorf("-shards %d does not match the %s shards this deployment was started with (etcd key %sx%s); every instance needs the same -shards",

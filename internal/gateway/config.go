@@ -104,6 +104,12 @@ type Config struct {
 	BalanceInterval time.Duration
 	// ForwardTimeout bounds a request forwarded to the holder of a shard.
 	ForwardTimeout time.Duration
+	// TLS and authentication to etcd: EtcdCA (PEM) replaces the system
+	// roots for the members' certificates, EtcdCert/EtcdKey is the client
+	// certificate presented; either turns TLS on. EtcdUser authenticates
+	// with the password in EtcdPasswordFile (never logged).
+	EtcdCA, EtcdCert, EtcdKey string
+	EtcdUser, EtcdPasswordFile string
 
 	// Inbound connection bounds (http.Server). WriteTimeout runs from the
 	// end of the request header to the end of the response, so it covers
@@ -303,6 +309,11 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Store, "store", c.Store, "group state backend: pebble (under -data) or etcd (shared; groups spread over the instances by -shards)")
 	fs.Var((*endpoints)(&c.EtcdEndpoints), "etcd-endpoints", "etcd client addresses host:port,… (with -store etcd)")
 	fs.StringVar(&c.EtcdPrefix, "etcd-prefix", c.EtcdPrefix, "etcd key namespace shared by the gateways of one deployment")
+	fs.StringVar(&c.EtcdCA, "etcd-ca", c.EtcdCA, "PEM CA certificates trusted for the etcd members (TLS to etcd; default the system roots with -etcd-cert)")
+	fs.StringVar(&c.EtcdCert, "etcd-cert", c.EtcdCert, "PEM client certificate presented to etcd (TLS to etcd)")
+	fs.StringVar(&c.EtcdKey, "etcd-key", c.EtcdKey, "PEM private key of -etcd-cert")
+	fs.StringVar(&c.EtcdUser, "etcd-user", c.EtcdUser, "etcd user name (etcd auth), with -etcd-password-file")
+	fs.StringVar(&c.EtcdPasswordFile, "etcd-password-file", c.EtcdPasswordFile, "file holding the -etcd-user password (its first line; never logged)")
 	fs.DurationVar(&c.EtcdTimeout, "etcd-timeout", c.EtcdTimeout, "bound on dialing -etcd-endpoints and on each etcd request (a commit past it stops the node)")
 	fs.StringVar(&c.NodeID, "node-id", c.NodeID, "this instance's name in the etcd shard claims, unique per instance")
 	fs.DurationVar(&c.LeaseTTL, "lease-ttl", c.LeaseTTL, "etcd lease: the others take over a dead instance's shards within about this long")
@@ -554,6 +565,8 @@ func (c *Config) validateSecurity() []error {
 	}
 	pair(c.TLSCert, c.TLSKey, "tls-cert", "tls-key")
 	pair(c.PeerCert, c.PeerKey, "peer-cert", "peer-key")
+	pair(c.EtcdCert, c.EtcdKey, "etcd-cert", "etcd-key")
+	pair(c.EtcdUser, c.EtcdPasswordFile, "etcd-user", "etcd-password-file")
 	switch c.TLSClientAuth {
 	case "", ClientAuthNone:
 	case ClientAuthRequest, ClientAuthRequire:

@@ -28,6 +28,7 @@ package etcdstore
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"sync"
@@ -66,6 +67,13 @@ type Options struct {
 	Endpoints []string
 	// DialTimeout bounds dialing Endpoints (default 5s).
 	DialTimeout time.Duration
+	// TLS, when set, is the TLS configuration of the connections to
+	// Endpoints (trust for the members' certificates, a client
+	// certificate); nil connects over plain TCP.
+	TLS *tls.Config
+	// Username and Password authenticate to a cluster with auth enabled
+	// (used when Client is nil); the password never appears in an error.
+	Username, Password string
 	// Prefix is the namespace of this store's keys in etcd: every key is
 	// Prefix followed by the key of package store. Gateways sharing group
 	// state use the same Prefix.
@@ -134,6 +142,9 @@ func Open(opts Options) (*Store, error) {
 		c, err = clientv3.New(clientv3.Config{
 			Endpoints:   opts.Endpoints,
 			DialTimeout: orDefault(opts.DialTimeout, DefaultDialTimeout),
+			TLS:         opts.TLS,
+			Username:    opts.Username,
+			Password:    opts.Password,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("etcdstore: open %v: %w", opts.Endpoints, err)

@@ -5,6 +5,7 @@ package etcdtest
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 )
@@ -30,6 +32,21 @@ type Options struct {
 	// ReadyTimeout bounds the wait for the cluster to elect a leader and
 	// serve (default 60s).
 	ReadyTimeout time.Duration
+	// TLS, when set, serves the client URLs over TLS (the peer URLs stay
+	// plain: they are the members' own loopback traffic).
+	TLS *TLS
+}
+
+// TLS is how the members serve their clients over TLS, and how the
+// cluster's own clients (Client, History, EnableAuth) connect.
+type TLS struct {
+	// CertFile and KeyFile are the members' PEM server certificate and key.
+	CertFile, KeyFile string
+	// ClientCAFile, when set, makes the members require a client
+	// certificate signed by this PEM CA.
+	ClientCAFile string
+	// Client is the configuration of the cluster's own clients.
+	Client *tls.Config
 }
 
 // Cluster is a running embedded cluster.
@@ -39,6 +56,10 @@ type Cluster struct {
 	Endpoints []string
 	// Members are the running servers; a stopped one is nil.
 	Members []*embed.Etcd
+	tls     *tls.Config // the cluster's own clients (Options.TLS)
+	// user and password are the cluster's own clients' credentials once
+	// EnableAuth turned auth on.
+	user, password string
 }
 
 // startAttempts bounds the restarts after a chosen port was taken by
@@ -85,14 +106,21 @@ func start(dir string, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	clientScheme := "http"
+	if opts.TLS != nil {
+		clientScheme = "https"
+	}
 	peer := func(i int) url.URL { return url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", ports[2*i])} }
-	client := func(i int) url.URL { return url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", ports[2*i+1])} }
+	client := func(i int) url.URL { return url.URL{Scheme: clientScheme, Host: fmt.Sprintf("127.0.0.1:%d", ports[2*i+1])} }
 	var initial []string
 	for i := range n {
 		p := peer(i)
 		initial = append(initial, fmt.Sprintf("m%d=%s", i, p.String()))
 	}
 	c := &Cluster{}
+	if opts.TLS != nil {
+		c.tls = opts.TLS.Client
+	}
 	for i := range n {
 		cfg := embed.NewConfig()
 		cfg.Name = fmt.Sprintf("m%d", i)
@@ -105,6 +133,10 @@ func start(dir string, opts Options) (*Cluster, error) {
 		cfg.InitialClusterToken = "etcdtest-" + filepath.Base(dir)
 		cfg.Logger = "zap"
 		cfg.LogLevel = "error"
+		if t := opts.TLS; t != nil {
+			cfg.ClientTLSInfo = transport.TLSInfo{CertFile: t.CertFile, KeyFile: t.KeyFile,
+				TrustedCAFile: t.ClientCAFile, ClientCertAuth: t.ClientCAFile != ""}
+		}
 		if opts.MaxTxnOps > 0 {
 			cfg.MaxTxnOps = opts.MaxTxnOps
 		}
@@ -154,9 +186,54 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-// Client returns a new client to every member; the caller closes it.
+// Client returns a new client to every member (over TLS and as root when
+// the cluster has them); the caller closes it.
 func (c *Cluster) Client() (*clientv3.Client, error) {
-	return clientv3.New(clientv3.Config{Endpoints: c.Endpoints, DialTimeout: 5 * time.Second})
+	return clientv3.New(clientv3.Config{Endpoints: c.Endpoints, DialTimeout: 5 * time.Second, TLS: c.tls,
+		Username: c.user, Password: c.password})
+}
+
+// User is an etcd user EnableAuth creates, with read and write access to
+// the keys under Prefix only.
+type User struct {
+	Name, Password, Prefix string
+}
+
+// EnableAuth turns etcd authentication on: a root user with the password
+// rootPassword (which the cluster's own clients use from then on) and each
+// of users, with a role of its own on its prefix. Within 10 s.
+func (c *Cluster) EnableAuth(rootPassword string, users ...User) error {
+	cl, err := c.Client()
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	steps := []func() error{
+		func() error { _, err := cl.UserAdd(ctx, "root", rootPassword); return err },
+		func() error { _, err := cl.UserGrantRole(ctx, "root", "root"); return err },
+	}
+	for _, u := range users {
+		role := "role-" + u.Name
+		steps = append(steps,
+			func() error { _, err := cl.RoleAdd(ctx, role); return err },
+			func() error {
+				_, err := cl.RoleGrantPermission(ctx, role, u.Prefix, clientv3.GetPrefixRangeEnd(u.Prefix), clientv3.PermissionType(clientv3.PermReadWrite))
+				return err
+			},
+			func() error { _, err := cl.UserAdd(ctx, u.Name, u.Password); return err },
+			func() error { _, err := cl.UserGrantRole(ctx, u.Name, role); return err },
+		)
+	}
+	steps = append(steps, func() error { _, err := cl.AuthEnable(ctx); return err })
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return fmt.Errorf("etcdtest: enable auth: %w", err)
+		}
+	}
+	c.user, c.password = "root", rootPassword
+	return nil
 }
 
 // ClientTB returns a new client closed at the end of tb.
