@@ -140,9 +140,9 @@ func TestEtcdFlagsValidate(t *testing.T) {
 
 	missing := filepath.Join(t.TempDir(), "missing")
 	for flag, edit := range map[string]func(*Config){
-		"-etcd-ca":            func(c *Config) { c.EtcdCA = missing },
+		"-etcd-ca":             func(c *Config) { c.EtcdCA = missing },
 		"-etcd-cert/-etcd-key": func(c *Config) { c.EtcdCert, c.EtcdKey = missing, missing },
-		"-etcd-password-file": func(c *Config) { c.EtcdUser, c.EtcdPasswordFile = "wsrkit", missing },
+		"-etcd-password-file":  func(c *Config) { c.EtcdUser, c.EtcdPasswordFile = "wsrkit", missing },
 	} {
 		c := base()
 		edit(&c)
