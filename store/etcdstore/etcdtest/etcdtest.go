@@ -111,7 +111,9 @@ func start(dir string, opts Options) (*Cluster, error) {
 		clientScheme = "https"
 	}
 	peer := func(i int) url.URL { return url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", ports[2*i])} }
-	client := func(i int) url.URL { return url.URL{Scheme: clientScheme, Host: fmt.Sprintf("127.0.0.1:%d", ports[2*i+1])} }
+	client := func(i int) url.URL {
+		return url.URL{Scheme: clientScheme, Host: fmt.Sprintf("127.0.0.1:%d", ports[2*i+1])}
+	}
 	var initial []string
 	for i := range n {
 		p := peer(i)
