@@ -108,7 +108,7 @@ type Config struct {
 	// roots for the members' certificates, EtcdCert/EtcdKey is the client
 	// certificate presented; either turns TLS on. EtcdUser authenticates
 	// with the password in EtcdPasswordFile (never logged).
-	EtcdCA, EtcdCert, EtcdKey string
+	EtcdCA, EtcdCert, EtcdKey  string
 	EtcdUser, EtcdPasswordFile string
 
 	// Inbound connection bounds (http.Server). WriteTimeout runs from the
