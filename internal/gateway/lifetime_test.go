@@ -27,14 +27,7 @@ func TestSubmitRefusesLifetimesBeyondMaxLifetime(t *testing.T) {
 		{`{"to":"http://127.0.0.1:1/rmp","body":"<x/>","group":"k","groupMaxIdle":"25h"}`, "groupMaxIdle"},
 	}
 	for _, c := range cases {
-		resp, err := http.Post(s.URL()+"/v1/messages", "application/json", strings.NewReader(c.body))
-		require.NoError(t, err)
-		var got struct{ Error, Field string }
-		require.NoError(t, json.NewDecoder(resp.Body).Decode(&got))
-		resp.Body.Close()
-		require.Equal(t, http.StatusBadRequest, resp.StatusCode, c.body)
-		require.Equal(t, c.field, got.Field, c.body)
-		require.Contains(t, got.Error, "max-lifetime", c.body)
+		requireSubmit400(t, s.URL(), c.body, c.field, "max-lifetime")
 	}
 	resp, err := http.Post(s.URL()+"/v1/messages", "application/json",
 		strings.NewReader(`{"to":"http://127.0.0.1:1/rmp","body":"<x/>","group":"k","expiresIn":"1h","groupMaxIdle":"PT23H"}`))
@@ -58,4 +51,40 @@ func TestLifetimeFlags(t *testing.T) {
 	rc := engineConfig(&c, "i").Receiver
 	require.Equal(t, time.Hour, rc.MaxLifetime)
 	require.Equal(t, 5, rc.MaxGroupsPerPeer)
+}
+
+// TestSubmitSenderRefusalsNameTheirField: a submission the gateway's own
+// checks pass but the sender refuses (a group key beyond the sender's
+// string limit) is 400 with the field the sender's FieldError names; the
+// sender's rules (R07, R13, last, D10) keep their fields through the
+// mapping, expiryTime reading expiresIn when the request gave that.
+func TestSubmitSenderRefusalsNameTheirField(t *testing.T) {
+	s := startLocal(t, func(*Config) {})
+	past := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+	soon := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	cases := []struct{ body, field, rule string }{
+		{`{"to":"http://127.0.0.1:1/rmp","body":"<x/>","group":"` + strings.Repeat("k", 5000) + `"}`, "group", "4096 bytes"},
+		{`{"to":"http://127.0.0.1:1/rmp","body":"<x/>","ordered":true}`, "ordered", "(R07)"},
+		{`{"to":"http://127.0.0.1:1/rmp","body":"<x/>","last":true}`, "last", "needs a group"},
+		{`{"to":"http://127.0.0.1:1/rmp","body":"<x/>","group":"k","groupMaxIdle":"1m","groupExpiryTime":"` + soon + `"}`, "groupMaxIdle", "(R13)"},
+		{`{"to":"http://127.0.0.1:1/rmp","body":"<x/>","expiryTime":"` + past + `"}`, "expiryTime", "has passed (D10)"},
+		{`{"to":"http://127.0.0.1:1/rmp","body":"<x/>","group":"k","expiresIn":"2h","groupExpiryTime":"` + soon + `"}`, "expiresIn", "(R16)"},
+	}
+	for _, c := range cases {
+		requireSubmit400(t, s.URL(), c.body, c.field, c.rule)
+	}
+}
+
+// requireSubmit400 posts a submit body and requires a 400 naming field,
+// its error containing text.
+func requireSubmit400(t *testing.T, base, body, field, text string) {
+	t.Helper()
+	resp, err := http.Post(base+"/v1/messages", "application/json", strings.NewReader(body))
+	require.NoError(t, err)
+	var got struct{ Error, Field string }
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&got))
+	resp.Body.Close()
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode, body)
+	require.Equal(t, field, got.Field, body)
+	require.Contains(t, got.Error, text, body)
 }

@@ -75,12 +75,6 @@ func (g *Gateway) submission(req *SubmitRequest, now time.Time) (rmp.Submission,
 	}
 	s.Action = req.Action
 	s.Payload = []byte(*req.Body)
-	if req.Last && req.Group == "" {
-		return s, bad("last", "a singleton (no group) cannot close a group")
-	}
-	if req.Ordered && req.Group == "" {
-		return s, bad("ordered", "ordering needs a group (R07)")
-	}
 	switch req.SOAP {
 	case "", "1.1":
 		s.Version = soap.SOAP11
@@ -132,16 +126,6 @@ func (g *Gateway) submission(req *SubmitRequest, now time.Time) (rmp.Submission,
 		}
 		return s, bad(f, "more than -max-lifetime (%s) ahead", g.cfg.MaxLifetime)
 	}
-	if req.GroupExpiryTime != "" && req.GroupMaxIdle != "" {
-		return s, bad("groupMaxIdle", "give groupExpiryTime or groupMaxIdle, not both (R13)")
-	}
-	if (req.GroupExpiryTime != "" || req.GroupMaxIdle != "") && req.Group == "" {
-		f := "groupExpiryTime"
-		if req.GroupMaxIdle != "" {
-			f = "groupMaxIdle"
-		}
-		return s, bad(f, "group timing needs a group")
-	}
 	if req.GroupExpiryTime != "" {
 		t, err := time.Parse(time.RFC3339Nano, req.GroupExpiryTime)
 		if err != nil {
@@ -150,17 +134,6 @@ func (g *Gateway) submission(req *SubmitRequest, now time.Time) (rmp.Submission,
 		s.Timing.Expiry = t.UTC()
 		if s.Timing.Expiry.After(horizon) {
 			return s, bad("groupExpiryTime", "more than -max-lifetime (%s) ahead", g.cfg.MaxLifetime)
-		}
-		exp := s.Expiry
-		if exp.IsZero() {
-			exp = now.Add(g.cfg.DefaultExpiresIn)
-		}
-		if exp.After(s.Timing.Expiry) {
-			f := "expiryTime"
-			if req.ExpiresIn != "" {
-				f = "expiresIn"
-			}
-			return s, bad(f, "the message expires after groupExpiryTime (D10)")
 		}
 	}
 	if req.GroupMaxIdle != "" {
@@ -173,7 +146,26 @@ func (g *Gateway) submission(req *SubmitRequest, now time.Time) (rmp.Submission,
 		}
 		s.Timing.MaxIdle, s.Timing.HasMaxIdle = d, true
 	}
+	// The sender's own rules (R07, R13, D10, R16, last), before the
+	// submission is forwarded or keyed.
+	if err := sender.Validate(now, s.Submission, g.cfg.DefaultExpiresIn); err != nil {
+		return s, submitFieldError(req, err)
+	}
 	return s, nil
+}
+
+// submitFieldError maps a sender refusal to the request's field: a
+// lifetime given as expiresIn is named so.
+func submitFieldError(req *SubmitRequest, err error) *fieldError {
+	var fe *sender.FieldError
+	if !errors.As(err, &fe) {
+		return &fieldError{msg: err.Error()}
+	}
+	f := fe.Field
+	if f == "expiryTime" && req != nil && req.ExpiresIn != "" {
+		f = "expiresIn"
+	}
+	return &fieldError{field: f, msg: fe.Reason()}
 }
 
 // parseIdle reads a Go duration ("10m") or an xsd:duration ("PT10M").
@@ -291,7 +283,7 @@ func (g *Gateway) submitted(r *http.Request, n *rmp.Node, sub rmp.Submission) (i
 	case errors.Is(err, sender.ErrGroupParams):
 		return http.StatusBadRequest, errorJSON{Error: err.Error(), Field: "group"}
 	case errors.Is(err, sender.ErrInvalidSubmission):
-		return http.StatusBadRequest, errorJSON{Error: err.Error(), Field: guessField(err)}
+		return http.StatusBadRequest, errorJSON{Error: err.Error(), Field: submitFieldError(nil, err).field}
 	default:
 		return http.StatusServiceUnavailable, errorJSON{Error: err.Error()}
 	}
@@ -300,20 +292,4 @@ func (g *Gateway) submitted(r *http.Request, n *rmp.Node, sub rmp.Submission) (i
 		GroupID: ref.GroupID,
 		Number:  numberJSON(!ref.Singleton, ref.Number),
 	}
-}
-
-// guessField names the JSON field a sender refusal is about, from its
-// message; "" when it does not say.
-func guessField(err error) string {
-	msg := strings.ToLower(err.Error())
-	for _, f := range []struct{ word, field string }{
-		{"groupexpiry", "groupExpiryTime"}, {"idle", "groupMaxIdle"}, {"expir", "expiryTime"},
-		{"replyto", "replyPattern"}, {"pattern", "replyPattern"}, {"payload", "body"},
-		{"action", "action"}, {"key", "group"}, {"destination", "to"}, {" to ", "to"},
-	} {
-		if strings.Contains(msg, f.word) {
-			return f.field
-		}
-	}
-	return ""
 }

@@ -11,7 +11,8 @@ import (
 // Errors returned to the producer by Submit (wrapped with detail).
 var (
 	// ErrInvalidSubmission: the submission breaks a rule of the protocol
-	// (R07, R13, R16, R18, D10) or a limit on its fields.
+	// (R07, R13, R16, R18, D10) or a limit on its fields; Submit's refusal
+	// is a *FieldError naming the field (validate.go).
 	ErrInvalidSubmission = errors.New("sender: invalid submission")
 	// ErrGroupParams: the key's open group was opened with other
 	// destination, flags, timing or reply pattern (R14, R20).
@@ -106,8 +107,8 @@ func (s *Sender) Submit(now time.Time, sub Submission) (MessageRef, Ready, error
 		}
 		timing = g.life.Timing
 	}
-	if timing.HasExpiry() && expiry.After(timing.Expiry) {
-		return MessageRef{}, Ready{}, fmt.Errorf("%w: ExpiryTime %s after groupExpiryTime %s (R16)", ErrInvalidSubmission, expiry.Format(time.RFC3339Nano), timing.Expiry.Format(time.RFC3339Nano))
+	if err := checkGroupExpiry(expiry, timing); err != nil {
+		return MessageRef{}, Ready{}, err
 	}
 	if err := s.checkBounds(&sub, g); err != nil {
 		return MessageRef{}, Ready{}, err
@@ -144,20 +145,22 @@ func sameTiming(a, b group.Timing) bool {
 	return a.Expiry.Equal(b.Expiry) && a.HasMaxIdle == b.HasMaxIdle && (!a.HasMaxIdle || a.MaxIdle == b.MaxIdle)
 }
 
-// check validates a submission and returns its ExpiryTime in UTC.
+// check validates a submission against the limits and Validate's rules,
+// and returns its ExpiryTime in UTC.
 func (s *Sender) check(now time.Time, sub *Submission) (time.Time, error) {
-	bad := func(format string, args ...any) (time.Time, error) {
-		return time.Time{}, fmt.Errorf("%w: "+format, append([]any{ErrInvalidSubmission}, args...)...)
-	}
 	l := &s.cfg.Limits
-	switch {
-	case sub.To == "":
-		return bad("no destination")
-	case len(sub.To) > l.MaxStringBytes || len(sub.GroupKey) > l.MaxStringBytes ||
-		len(sub.ReplyTo) > l.MaxStringBytes || len(sub.Action) > l.MaxStringBytes:
-		return bad("a string field is longer than %d bytes", l.MaxStringBytes)
-	case len(sub.Payload) > l.MaxPayloadBytes:
-		return bad("payload of %d bytes exceeds %d", len(sub.Payload), l.MaxPayloadBytes)
+	if sub.To == "" {
+		return time.Time{}, refuse("to", "", "no destination")
+	}
+	for _, f := range [...]struct {
+		field, v string
+	}{{"to", sub.To}, {"group", sub.GroupKey}, {"replyPattern", sub.ReplyTo}, {"action", sub.Action}} {
+		if len(f.v) > l.MaxStringBytes {
+			return time.Time{}, refuse(f.field, "", fmt.Sprintf("a string field is longer than %d bytes", l.MaxStringBytes))
+		}
+	}
+	if len(sub.Payload) > l.MaxPayloadBytes {
+		return time.Time{}, refuse("body", "", fmt.Sprintf("payload of %d bytes exceeds %d", len(sub.Payload), l.MaxPayloadBytes))
 	}
 	if sub.Pattern == 0 {
 		sub.Pattern = group.ReplyResponse
@@ -166,48 +169,12 @@ func (s *Sender) check(now time.Time, sub *Submission) (time.Time, error) {
 	case group.ReplyResponse, group.ReplyPoll:
 	case group.ReplyCallback:
 		if sub.ReplyTo == "" {
-			return bad("Callback without ReplyTo (R18)")
+			return time.Time{}, refuse("replyPattern", "R18", "Callback without ReplyTo")
 		}
 	default:
-		return bad("unknown reply pattern %d (R17)", sub.Pattern)
+		return time.Time{}, refuse("replyPattern", "R17", fmt.Sprintf("unknown reply pattern %d", sub.Pattern))
 	}
-	if sub.GroupKey == "" {
-		switch {
-		case sub.Flags.MessageOrder:
-			return bad("MessageOrder needs a group (R07)")
-		case !sub.Timing.None():
-			return bad("group timing needs a group")
-		case sub.Last:
-			return bad("last needs a group")
-		}
-	}
-	t := sub.Timing
-	if t.HasExpiry() && t.HasMaxIdle {
-		return bad("both groupExpiryTime and groupMaxIdleDuration (R13)")
-	}
-	if t.HasMaxIdle && (t.MaxIdle.Negative || t.MaxIdle.IsZero()) {
-		return bad("groupMaxIdleDuration must be positive")
-	}
-	if t.HasExpiry() {
-		sub.Timing.Expiry = t.Expiry.UTC()
-	}
-	var expiry time.Time
-	switch {
-	case !sub.Expiry.IsZero():
-		expiry = sub.Expiry.UTC()
-	case sub.Lifetime > 0:
-		expiry = now.Add(sub.Lifetime)
-	case sub.Lifetime < 0:
-		return bad("negative lifetime")
-	case s.cfg.DefaultLifetime > 0:
-		expiry = now.Add(s.cfg.DefaultLifetime)
-	default:
-		return bad("no ExpiryTime or lifetime")
-	}
-	if group.Passed(expiry, now) {
-		return bad("ExpiryTime %s has passed (D10)", expiry.Format(time.RFC3339Nano))
-	}
-	return expiry, nil
+	return checkRules(now, sub, s.cfg.DefaultLifetime)
 }
 
 // openGroup returns the key's open group, or nil when there is none or it
