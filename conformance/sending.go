@@ -95,7 +95,7 @@ func (h *harness) cmdAbort(a *args) error {
 	if err := a.done(); err != nil {
 		return err
 	}
-	n.e.AbortSending(h.now, g)
+	n.e.Admin().AbortSending(h.now, g)
 	h.drain(n)
 	return nil
 }

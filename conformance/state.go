@@ -104,7 +104,7 @@ func (h *harness) generationText(n *node, role group.Role, id group.ID) (string,
 		}
 	}
 	if role == group.RoleSender {
-		if gi, ok := n.e.SendingGroup(id.GroupID); ok {
+		if gi, ok := n.e.Admin().SendingGroup(id.GroupID); ok {
 			if gi.Key != "" {
 				b.WriteString(" key=" + gi.Key)
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/wsrkit/wsrkit/rmp/admin"
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/soap"
@@ -112,7 +113,7 @@ func testRestartsServeFullInbox(t *testing.T, st store.Store, count int, confirm
 			close(errs)
 			require.NoError(t, <-errs)
 			var open int
-			require.NoError(t, n.Inspect(ctx, func(e *Engine, _ time.Time) { open = len(e.ReceivingGroups()) }))
+			require.NoError(t, n.Admin(ctx, func(a admin.Engine, _ time.Time) { open = len(a.ReceivingGroups()) }))
 			require.Equal(t, count, open, "confirmed singletons stay until their ExpiryTime (D17)")
 		}
 		require.NoError(t, n.Close(ctx))
@@ -176,7 +177,7 @@ func TestNodeTickOverMoreDueGroupsThanOneBatch(t *testing.T) {
 	require.NoError(t, err)
 	open := func(n *Node) int {
 		var k int
-		require.NoError(t, n.Inspect(ctx, func(e *Engine, _ time.Time) { k = len(e.ReceivingGroups()) }))
+		require.NoError(t, n.Admin(ctx, func(a admin.Engine, _ time.Time) { k = len(a.ReceivingGroups()) }))
 		return k
 	}
 	require.Equal(t, count, open(n))
@@ -192,7 +193,7 @@ func TestNodeTickOverMoreDueGroupsThanOneBatch(t *testing.T) {
 	require.NoError(t, n.Close(ctx))
 	e, err = LoadEngine(cfg, st)
 	require.NoError(t, err)
-	require.Empty(t, e.ReceivingGroups())
+	require.Empty(t, e.Admin().ReceivingGroups())
 }
 
 // seqEnvelope is number n of ordered or unordered group gid, Callback-free
@@ -292,7 +293,7 @@ func TestPagedDiscardsSurviveACrashAfterEveryPage(t *testing.T) {
 	}
 	p.crash() // in-flight hand-offs are waiting again
 	now := epoch.Add(time.Second)
-	require.True(t, p.e.AbortReceiving(now, "urn:deleted"))
+	require.True(t, p.e.Admin().AbortReceiving(now, "urn:deleted"))
 	p.apply()
 	p.run(now)
 	p.run(epoch.Add(2 * time.Minute))
@@ -302,7 +303,7 @@ func TestPagedDiscardsSurviveACrashAfterEveryPage(t *testing.T) {
 		}
 	}
 	require.Greater(t, p.pages, 3*300*2/16, "the work took many pages")
-	v, ok := p.e.ReceivingGroupView("urn:held")
+	v, ok := admin.Group(p.e.Admin(), "urn:held", admin.Receiving)
 	require.True(t, ok)
 	require.Zero(t, v.Held)
 }

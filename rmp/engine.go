@@ -44,7 +44,7 @@ type Engine struct {
 
 	rd      Ready // accumulated, not yet handed over
 	spare   Ready // emptied slices handed back by Recycle, for the next rd
-	metrics Metrics
+	metrics counters
 
 	// Renderings that failed, reported back as failed exchanges by the
 	// next input (flushFailures).
@@ -151,13 +151,4 @@ func (e *Engine) Recycle(rd Ready) {
 		Persist: rd.Persist[:0], Answers: rd.Answers[:0], Sends: rd.Sends[:0],
 		Deliver: rd.Deliver[:0], Notify: rd.Notify[:0], Events: rd.Events[:0],
 	}
-}
-
-// Metrics returns the counters so far.
-func (e *Engine) Metrics() Metrics {
-	m := e.metrics
-	st := e.send.Stats()
-	m.SenderGroups = st.Groups
-	m.Pending = st.Pending
-	return m
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/wsrkit/wsrkit/rmp/admin"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
 )
@@ -88,7 +89,7 @@ func TestEngineNonRMPPeer(t *testing.T) {
 	s.e.SendResult(epoch, s.sends[0].Ref, PostResult{Status: 200, ContentType: soap.ContentTypeSOAP11, Body: []byte(plain)}, nil)
 	s.drain(epoch)
 	require.Empty(t, s.outcomes)
-	v, ok := s.e.SendingMessage(ref)
+	v, ok := admin.Message(s.e.Admin(), ref)
 	require.True(t, ok)
 	require.Equal(t, "pending", v.State)
 	require.Equal(t, "HTTP 200 without wsrm:Response", v.LastError)

@@ -447,21 +447,6 @@ func (n *Node) Sync(ctx context.Context) error {
 	return err
 }
 
-// Inspect runs fn on the engine's goroutine, for read-only views (group
-// listings, metrics). fn must not keep e.
-func (n *Node) Inspect(ctx context.Context, fn func(e *Engine, now time.Time)) error {
-	_, err := n.call(ctx, func(e *Engine, now time.Time) any { fn(e, now); return nil })
-	return err
-}
-
-// Metrics returns the engine's counters.
-func (n *Node) Metrics(ctx context.Context) (Metrics, error) {
-	var m Metrics
-	err := n.Inspect(ctx, func(e *Engine, _ time.Time) { m = e.Metrics() })
-	m.Commits = n.committed.Load()
-	return m, err
-}
-
 // Close stops accepting inputs, lets the loop commit what it took, waits
 // for workers until ctx ends, and closes the store. A later Open on the same
 // store resumes every pending retry, callback, poll, delivery and outcome.

@@ -128,7 +128,7 @@ func BenchmarkIdleGroupMemory(b *testing.B) {
 			}
 		}
 		l.settle(b)
-		rs, ss := l.r.ReceiverStats(), l.s.Metrics()
+		rs, ss := l.r.Admin().ReceiverStats(), l.s.Admin().Metrics()
 		if rs.OpenGroups != scaleGroups || rs.HeldMessages != 0 || rs.PendingDeliveries != 0 || ss.SenderGroups != scaleGroups || ss.Pending != 0 {
 			b.Fatalf("not idle: receiver %+v, sender groups %d pending %d", rs, ss.SenderGroups, ss.Pending)
 		}
@@ -213,7 +213,7 @@ func BenchmarkRestart100kGroups(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		rs := e.ReceiverStats()
+		rs := e.Admin().ReceiverStats()
 		if rs.OpenGroups != scaleGroups || rs.HeldMessages != scaleHeld {
 			b.Fatalf("loaded %+v; want %d open groups, %d held", rs, scaleGroups, scaleHeld)
 		}

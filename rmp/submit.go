@@ -73,15 +73,3 @@ func (e *Engine) OutcomeHandled(now time.Time, id sender.OutcomeID) {
 	e.addSender(e.send.OutcomeHandled(now, id))
 	e.flushFailures(now)
 }
-
-// AbortSending deletes a sending group on an operator's request: its
-// unacknowledged messages fail with GroupAborted.
-func (e *Engine) AbortSending(now time.Time, groupID string) {
-	e.addSender(e.send.Abort(now, groupID))
-	e.flushFailures(now)
-}
-
-// SendingGroup returns the state of one sending group.
-func (e *Engine) SendingGroup(groupID string) (sender.GroupInfo, bool) {
-	return e.send.Group(groupID)
-}

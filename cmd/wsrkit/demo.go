@@ -20,7 +20,7 @@ import (
 	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/internal/faultnet"
 	"github.com/wsrkit/wsrkit/internal/gateway"
-	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/admin"
 )
 
 // demoFlags are the knobs of `wsrkit demo`.
@@ -435,7 +435,7 @@ func failed(os []gateway.OutcomeJSON) bool {
 }
 
 // summarize prints the table and reports whether every check holds.
-func summarize(w io.Writer, col *collector, p *demoPlan, am, bm *rmp.Metrics, took time.Duration) bool {
+func summarize(w io.Writer, col *collector, p *demoPlan, am, bm *admin.Metrics, took time.Duration) bool {
 	col.mu.Lock()
 	inOrder := true
 	for _, nums := range col.deliveries {

@@ -15,10 +15,9 @@ import (
 // surfaceBudget caps the exported identifiers of a package, so that its
 // front page (go doc) does not creep back (#20: rmp from 228 to at most 120).
 var surfaceBudget = map[string]int{
-	// 228, and 3 for the console's views (#21: GroupView.LastActivity,
-	// Engine.SendingPending and Engine.Destinations), which move out with
-	// the other management views.
-	"rmp": 231,
+	// 228 when #20 began (169 when it was filed); the management views,
+	// aborts and counters moved to rmp/admin.
+	"rmp": 182,
 }
 
 // surface counts what a package exports, as go doc shows it: types,

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/admin"
 	"github.com/wsrkit/wsrkit/rmp/group"
 )
 
@@ -20,7 +21,7 @@ type GroupJSON struct {
 	NextDeadline *string     `json:"nextDeadline"`
 }
 
-func groupJSON(v rmp.GroupView) GroupJSON {
+func groupJSON(v admin.GroupView) GroupJSON {
 	j := GroupJSON{
 		GroupID:    v.GroupID,
 		Generation: v.Generation,
@@ -51,20 +52,20 @@ func roleName(r group.Role) string {
 }
 
 // roles reads ?role=: both roles when absent; ok false for another value.
-func roles(r *http.Request) (recv, send, ok bool) {
+func roles(r *http.Request) (admin.Roles, bool) {
 	switch r.URL.Query().Get("role") {
 	case "":
-		return true, true, true
+		return admin.Receiving | admin.Sending, true
 	case "receiver":
-		return true, false, true
+		return admin.Receiving, true
 	case "sender":
-		return false, true, true
+		return admin.Sending, true
 	}
-	return false, false, false
+	return 0, false
 }
 
 func (g *Gateway) handleGroups(w http.ResponseWriter, r *http.Request) {
-	recv, send, ok := roles(r)
+	roles, ok := roles(r)
 	if !ok {
 		writeError(w, http.StatusBadRequest, "role must be sender or receiver")
 		return
@@ -72,16 +73,9 @@ func (g *Gateway) handleGroups(w http.ResponseWriter, r *http.Request) {
 	// With -store etcd: the groups of the shards this instance holds.
 	out := []GroupJSON{}
 	for _, sn := range g.nodes() {
-		err := sn.node.Inspect(r.Context(), func(e *rmp.Engine, _ time.Time) {
-			if recv {
-				for _, v := range e.ReceivingGroups() {
-					out = append(out, groupJSON(v))
-				}
-			}
-			if send {
-				for _, v := range e.SendingGroups() {
-					out = append(out, groupJSON(v))
-				}
+		err := sn.node.Admin(r.Context(), func(a admin.Engine, _ time.Time) {
+			for _, v := range admin.Groups(a, roles) {
+				out = append(out, groupJSON(v))
 			}
 		})
 		if err != nil {
@@ -96,21 +90,16 @@ func (g *Gateway) handleGroups(w http.ResponseWriter, r *http.Request) {
 // first, then the sending group, unless ?role= says which.
 func (g *Gateway) handleGroup(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("groupId")
-	recv, send, ok := roles(r)
+	roles, ok := roles(r)
 	if !ok {
 		writeError(w, http.StatusBadRequest, "role must be sender or receiver")
 		return
 	}
 	g.onShard(w, r, nil, g.shardOf(id), func(n *rmp.Node) {
-		var v rmp.GroupView
+		var v admin.GroupView
 		found := false
-		err := n.Inspect(r.Context(), func(e *rmp.Engine, _ time.Time) {
-			if recv {
-				v, found = e.ReceivingGroupView(id)
-			}
-			if !found && send {
-				v, found = e.SendingGroupView(id)
-			}
+		err := n.Admin(r.Context(), func(a admin.Engine, _ time.Time) {
+			v, found = admin.Group(a, id, roles)
 		})
 		if err != nil {
 			writeError(w, http.StatusServiceUnavailable, err.Error())
@@ -129,13 +118,16 @@ func (g *Gateway) handleGroup(w http.ResponseWriter, r *http.Request) {
 // side held messages are discarded with GroupAborted faults (D13).
 func (g *Gateway) handleGroupDelete(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("groupId")
-	recv, send, ok := roles(r)
+	roles, ok := roles(r)
 	if !ok {
 		writeError(w, http.StatusBadRequest, "role must be sender or receiver")
 		return
 	}
 	g.onShard(w, r, nil, g.shardOf(id), func(n *rmp.Node) {
-		found, err := n.AbortGroup(r.Context(), id, recv, send)
+		found := false
+		err := n.Admin(r.Context(), func(a admin.Engine, now time.Time) {
+			found = admin.Abort(a, now, id, roles)
+		})
 		if err != nil {
 			writeError(w, http.StatusServiceUnavailable, err.Error())
 			return
@@ -144,7 +136,7 @@ func (g *Gateway) handleGroupDelete(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusNotFound, "unknown group "+id)
 			return
 		}
-		if recv && g.inbox != nil {
+		if roles&admin.Receiving != 0 && g.inbox != nil {
 			g.inbox.dropGroup(id)
 		}
 		w.WriteHeader(http.StatusNoContent)

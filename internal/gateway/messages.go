@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/admin"
 )
 
 // MessageStatus is the body of GET /v1/messages/{id}.
@@ -55,10 +55,10 @@ func (g *Gateway) handleMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st := MessageStatus{ID: id, GroupID: ref.GroupID, Number: numberJSON(!ref.Singleton, ref.Number)}
-	var view rmp.MessageView
+	var view admin.MessageView
 	held := false
-	if err := n.Inspect(r.Context(), func(e *rmp.Engine, _ time.Time) {
-		view, held = e.SendingMessage(ref)
+	if err := n.Admin(r.Context(), func(a admin.Engine, _ time.Time) {
+		view, held = admin.Message(a, ref)
 	}); err != nil {
 		writeError(w, http.StatusServiceUnavailable, err.Error())
 		return

@@ -9,19 +9,19 @@ import (
 	"time"
 
 	"github.com/wsrkit/wsrkit/faults"
-	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/admin"
 )
 
 // handleMetrics writes the engine's counters in the Prometheus text
 // format (version 0.0.4); every name starts with wsrkit_.
 func (g *Gateway) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	// With -store etcd: the sums over the shards this instance holds.
-	m := rmp.Metrics{Outcomes: map[rmp.OutcomeLabel]uint64{}}
+	m := admin.Metrics{Outcomes: map[admin.OutcomeLabel]uint64{}}
 	var gs gauges
 	for _, sn := range g.nodes() {
-		err := sn.node.Inspect(r.Context(), func(e *rmp.Engine, _ time.Time) {
-			addMetrics(&m, e.Metrics())
-			gs.add(readGauges(e))
+		err := sn.node.Admin(r.Context(), func(a admin.Engine, _ time.Time) {
+			addMetrics(&m, a.Metrics())
+			gs.add(readGauges(a))
 		})
 		if err != nil {
 			writeError(w, http.StatusServiceUnavailable, err.Error())
@@ -49,7 +49,7 @@ func (g *gauges) add(o gauges) {
 }
 
 // addMetrics adds one node's counters and gauges to sum.
-func addMetrics(sum *rmp.Metrics, m rmp.Metrics) {
+func addMetrics(sum *admin.Metrics, m admin.Metrics) {
 	sum.Accepted += m.Accepted
 	sum.Delivered += m.Delivered
 	sum.Duplicates += m.Duplicates
@@ -78,7 +78,7 @@ func gauge(w io.Writer, name, help string, v int) {
 	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n%s %d\n", name, help, name, name, v)
 }
 
-func writeMetrics(w io.Writer, m *rmp.Metrics, gs gauges) {
+func writeMetrics(w io.Writer, m *admin.Metrics, gs gauges) {
 	counter(w, "wsrkit_messages_submitted_total", "Messages accepted from the producer.", m.Submitted)
 	counter(w, "wsrkit_messages_accepted_total", "Reliable messages accepted by the receiving side (not refused, not duplicates).", m.Accepted)
 	counter(w, "wsrkit_messages_delivered_total", "Messages taken by the consumer.", m.Delivered)
@@ -119,7 +119,7 @@ func writeMetrics(w io.Writer, m *rmp.Metrics, gs gauges) {
 }
 
 // metricReason maps the engine's reason label onto the JSON reason strings.
-func metricReason(l rmp.OutcomeLabel) string {
+func metricReason(l admin.OutcomeLabel) string {
 	switch l.Reason {
 	case "none":
 		return ""
@@ -129,8 +129,8 @@ func metricReason(l rmp.OutcomeLabel) string {
 	return l.Reason
 }
 
-func readGauges(e *rmp.Engine) gauges {
-	st := e.ReceiverStats()
-	m := e.Metrics()
+func readGauges(a admin.Engine) gauges {
+	st := a.ReceiverStats()
+	m := a.Metrics()
 	return gauges{held: st.HeldMessages, receivingGroup: st.Groups, sendingGroups: m.SenderGroups}
 }

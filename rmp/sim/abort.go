@@ -5,15 +5,16 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/wsrkit/wsrkit/rmp/admin"
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 )
 
 // Operator aborts (rmp manage.go): during chaos an operator deletes a
-// group that is not guaranteed, on its sending side (Engine.AbortSending:
+// group that is not guaranteed, on its sending side (admin.Engine.AbortSending:
 // its unacknowledged messages fail, D16's outcome) or its receiving side
-// (Engine.AbortReceiving: held messages and hand-offs not taken are
+// (admin.Engine.AbortReceiving: held messages and hand-offs not taken are
 // discarded with GroupAborted, D13). The model learns an abort from its
 // durable events (rule deleted) and checks: a message not acknowledged
 // when its sending group was aborted ends Failed; nothing is handed out
@@ -67,15 +68,15 @@ func (wd *world) abort(a abortPlan) {
 	}
 	if a.recv {
 		n := wd.nodes[g.to]
-		if n.e.AbortReceiving(n.now(), gid) {
+		if n.e.Admin().AbortReceiving(n.now(), gid) {
 			wd.res.Aborts["receiver"]++
 		}
 		n.drain()
 		return
 	}
 	n := wd.nodes[g.from]
-	if v, ok := n.e.SendingGroupView(gid); ok && !v.Terminated {
-		n.e.AbortSending(n.now(), gid)
+	if v, ok := admin.Group(n.e.Admin(), gid, admin.Sending); ok && !v.Terminated {
+		n.e.Admin().AbortSending(n.now(), gid)
 		wd.res.Aborts["sender"]++
 		n.drain()
 	}

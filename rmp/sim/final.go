@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/wsrkit/wsrkit/rmp/admin"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 )
 
@@ -50,10 +51,10 @@ func (m *model) final() {
 		}
 	}
 	for _, n := range wd.nodes {
-		if gs := n.e.SendingGroups(); len(gs) > 0 {
+		if gs := admin.Groups(n.e.Admin(), admin.Sending); len(gs) > 0 {
 			wd.violate(-1, "R94: %s still holds %d sending groups after quiescence, first %+v", n.name, len(gs), gs[0])
 		}
-		if gs := n.e.ReceivingGroups(); len(gs) > 0 {
+		if gs := admin.Groups(n.e.Admin(), admin.Receiving); len(gs) > 0 {
 			wd.violate(-1, "R94: %s still holds %d receiving groups after quiescence, first %+v", n.name, len(gs), gs[0])
 		}
 	}

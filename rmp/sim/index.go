@@ -3,6 +3,7 @@ package sim
 import (
 	"time"
 
+	"github.com/wsrkit/wsrkit/rmp/admin"
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/store"
 )
@@ -29,7 +30,7 @@ func (n *node) checkIndex() {
 		}
 		indexed[gen{d.Role, d.ID}] = d.At
 	}
-	views := append(n.e.SendingGroups(), n.e.ReceivingGroups()...)
+	views := append(admin.Groups(n.e.Admin(), admin.Sending), admin.Groups(n.e.Admin(), admin.Receiving)...)
 	for _, v := range views {
 		due := v.NextDeadline
 		if due.IsZero() || !due.After(group.MinIndexedDeadline()) {

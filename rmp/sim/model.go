@@ -386,11 +386,11 @@ func (m *model) rebuilt(n *node) {}
 
 // bounds checks bounded memory after each drain (D15, sender Limits).
 func (m *model) bounds(n *node) {
-	rs := n.e.ReceiverStats()
+	rs := n.e.Admin().ReceiverStats()
 	if rs.HeldMessages > n.cfg.Receiver.MaxHeldTotal {
 		m.wd.violate(-1, "D15: %s holds %d messages, limit %d", n.name, rs.HeldMessages, n.cfg.Receiver.MaxHeldTotal)
 	}
-	if p := n.e.Metrics().Pending; p > n.cfg.Sender.Limits.MaxPending {
+	if p := n.e.Admin().Metrics().Pending; p > n.cfg.Sender.Limits.MaxPending {
 		m.wd.violate(-1, "%s: %d pending messages, limit %d", n.name, p, n.cfg.Sender.Limits.MaxPending)
 	}
 }
