@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# wsrkit against RabbitMQ on the same machine (#22): durable, ordered,
+# confirmed delivery of ≈1.5 KB messages in four shapes (1 or up to 16 in
+# flight, 1 or 64 groups). Installs Debian's rabbitmq-server if missing,
+# runs a private broker on loopback only (its own node name, ports, data and
+# cookie under a temporary folder), interleaves wsrkit's
+# BenchmarkEndToEndHTTP / BenchmarkEndToEndStreamHTTP (pebble) with the Go
+# AMQP client of scripts/peerbench (classic and quorum queues) round by
+# round, counts each side's fsync/fdatasync per message with strace, stops
+# the broker and writes the table with same-round ratios into BENCHMARKS.md.
+# About 5 min at the defaults on the 2-core development machine.
+#
+#   scripts/peer-bench.sh                    # ROUNDS=3 BENCHTIME=5s
+#   ROUNDS=5 BENCHTIME=10s scripts/peer-bench.sh
+#   SYNCS=0 scripts/peer-bench.sh            # skip the strace counts
+#   KEEP=/tmp/peer-raw.txt scripts/peer-bench.sh
+#   OUT=/tmp/b.md scripts/peer-bench.sh      # write elsewhere than BENCHMARKS.md
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+rounds=${ROUNDS:-3}
+benchtime=${BENCHTIME:-5s}
+syncs=${SYNCS:-1}
+short=${SYNC_SHORT:-400}
+long=${SYNC_LONG:-2000}
+port=${AMQP_PORT:-5673}
+distport=${AMQP_DIST_PORT:-25673}
+epmdport=${AMQP_EPMD_PORT:-4370}
+out=${OUT:-BENCHMARKS.md}
+rabbitbin=/usr/lib/rabbitmq/bin
+
+log() { echo "peer-bench.sh: $*" >&2; }
+
+# Debian's package, without letting its maintainer scripts start the
+# system-wide broker (which would listen on every interface).
+install_rabbitmq() {
+  [[ -x $rabbitbin/rabbitmq-server ]] && return
+  if [[ $(id -u) != 0 ]]; then
+    log "rabbitmq-server is not installed and installing it needs root"
+    exit 1
+  fi
+  log "installing rabbitmq-server"
+  local policy=/usr/sbin/policy-rc.d made=
+  if [[ ! -e $policy ]]; then
+    printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && made=1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && apt-get install -y -qq rabbitmq-server >/dev/null
+  [[ -n $made ]] && rm -f "$policy"
+  return 0
+}
+install_rabbitmq
+if [[ $syncs == 1 ]] && ! command -v strace >/dev/null; then
+  if [[ $(id -u) == 0 ]]; then apt-get install -y -qq strace >/dev/null; else log "strace missing: SYNCS=0"; syncs=0; fi
+fi
+
+work=$(mktemp -d)
+rmq=$work/rabbitmq
+broker= job=
+raw=$work/raw.txt
+mkdir -p "$rmq/mnesia" "$rmq/log"
+
+# The broker's environment: a node of its own, bound to 127.0.0.1 (AMQP,
+# Erlang distribution and epmd), data on the same disk as wsrkit's stores,
+# its cookie in its own HOME (only the broker's commands get these).
+rmqenv=(env HOME="$rmq" RABBITMQ_NODENAME=peerbench@localhost
+  RABBITMQ_NODE_IP_ADDRESS=127.0.0.1 RABBITMQ_NODE_PORT="$port" RABBITMQ_DIST_PORT="$distport"
+  ERL_EPMD_ADDRESS=127.0.0.1 ERL_EPMD_PORT="$epmdport"
+  RABBITMQ_MNESIA_BASE="$rmq/mnesia" RABBITMQ_LOG_BASE="$rmq/log" RABBITMQ_PID_FILE="$rmq/pid"
+  RABBITMQ_CONFIG_FILE="$rmq/rabbitmq.conf" RABBITMQ_ENABLED_PLUGINS_FILE="$rmq/enabled_plugins"
+  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}")
+printf 'listeners.tcp.default = 127.0.0.1:%s\n' "$port" >"$rmq/rabbitmq.conf"
+echo '[].' >"$rmq/enabled_plugins"
+
+stop_broker() {
+  if [[ -z $broker && -n $job ]]; then
+    kill "$job" 2>/dev/null || true
+  elif [[ -n $broker ]]; then
+    log "stopping the broker"
+    "${rmqenv[@]}" "$rabbitbin/rabbitmqctl" stop "$rmq/pid" >/dev/null 2>&1 || kill "$broker" 2>/dev/null || true
+  fi
+  broker= job=
+  # The epmd the broker started on our port, and only that one.
+  epmd -port "$epmdport" -kill >/dev/null 2>&1 || true
+}
+cleanup() {
+  stop_broker
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+log "building"
+go test -c -o "$work/rmp.test" ./rmp
+(cd scripts/peerbench && go build -o "$work/peerbench" .)
+amqp=amqp://guest:guest@127.0.0.1:$port/
+
+log "starting the broker on 127.0.0.1:$port"
+(cd "$rmq" && exec "${rmqenv[@]}" setsid "$rabbitbin/rabbitmq-server" >"$rmq/out.log" 2>&1 </dev/null) &
+job=$!
+"${rmqenv[@]}" "$rabbitbin/rabbitmqctl" wait --timeout 120 "$rmq/pid" >/dev/null
+broker=$(cat "$rmq/pid")
+if ss -ltnp 2>/dev/null | grep "pid=$broker," | grep -qv ' 127\.0\.0\.1:'; then
+  log "the broker listens beyond loopback:"
+  ss -ltnp | grep "pid=$broker," >&2
+  exit 1
+fi
+
+{
+  echo "peer-bench: go=$(go version | cut -d' ' -f3-)"
+  echo "peer-bench: commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "peer-bench: date=$(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "peer-bench: nproc=$(nproc)"
+  echo "peer-bench: rabbitmq=$(dpkg-query -W -f '${Version}' rabbitmq-server 2>/dev/null || echo unknown)"
+  echo "peer-bench: loadavg at start=$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "peer-bench: rounds=$rounds × $benchtime"
+} >"$raw"
+
+# shape: groups window wsrkit-benchmark
+shapes=(
+  "g1w1 1 1 ^BenchmarkEndToEndHTTP\$/^store=pebble\$/^groups=1\$"
+  "g64w1 64 1 ^BenchmarkEndToEndHTTP\$/^store=pebble\$/^groups=64\$"
+  "g1w16 1 16 ^BenchmarkEndToEndStreamHTTP\$/^store=pebble\$/^groups=1\$"
+  "g64w16 64 16 ^BenchmarkEndToEndStreamHTTP\$/^store=pebble\$/^groups=64\$"
+)
+export WSRKIT_BENCH_LATE_POLLS=default
+
+wsrkit() { # pattern benchtime
+  if ! (cd rmp && "$work/rmp.test" -test.run '^$' -test.benchtime "$2" -test.bench "$1") >"$work/bench.out" 2>&1 ||
+    ! grep '^Benchmark.*msg/s' "$work/bench.out"; then
+    cat "$work/bench.out" >&2
+    return 1
+  fi
+}
+rabbit() { # queue groups window [flags]
+  "$work/peerbench" run -url "$amqp" -broker-pid "$broker" -queue "$1" -groups "$2" -window "$3" "${@:4}"
+}
+
+for r in $(seq "$rounds"); do
+  log "round $r of $rounds"
+  for s in "${shapes[@]}"; do
+    read -r _ g w pat <<<"$s"
+    # Rotate who goes first: the machine's speed drifts within minutes.
+    runs=("wsrkit $pat $benchtime" "rabbit classic $g $w -time $benchtime" "rabbit quorum $g $w -time $benchtime")
+    for i in 0 1 2; do
+      ${runs[$(((i + r) % 3))]} | tee -a "$raw" >&2
+    done
+  done
+done
+
+if [[ $syncs == 1 ]]; then
+  log "strace sync counts ($short and $long messages per cell)"
+  for s in "${shapes[@]}"; do
+    read -r key g w pat <<<"$s"
+    for n in "$short" "$long"; do
+      (cd rmp && strace -f --seccomp-bpf -c -e trace=fsync,fdatasync -o "$work/wsrkit.$n.strace" \
+        "$work/rmp.test" -test.run '^$' -test.benchtime "${n}x" -test.bench "$pat" >/dev/null)
+    done
+    "$work/peerbench" syncs -system wsrkit -shape "$key" -short "$short" -long "$long" \
+      "$work/wsrkit.$short.strace" "$work/wsrkit.$long.strace" | tee -a "$raw" >&2
+    for q in classic quorum; do
+      for n in "$short" "$long"; do
+        strace -f -c -e trace=fsync,fdatasync -o "$work/$q.$n.strace" -p "$broker" 2>"$work/strace.err" &
+        st=$!
+        until grep -q attached "$work/strace.err" 2>/dev/null; do
+          kill -0 "$st" 2>/dev/null || { cat "$work/strace.err" >&2; exit 1; }
+          sleep 0.1
+        done
+        rabbit "$q" "$g" "$w" -count "$n" >/dev/null
+        kill -INT "$st"
+        wait "$st" || true
+      done
+      "$work/peerbench" syncs -system "$q" -shape "$key" -short "$short" -long "$long" \
+        "$work/$q.$short.strace" "$work/$q.$long.strace" | tee -a "$raw" >&2
+    done
+  done
+fi
+echo "peer-bench: loadavg at end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$raw"
+stop_broker
+if [[ -n ${KEEP:-} ]]; then cp "$raw" "$KEEP"; fi
+[[ $out == /* ]] || out=$repo/$out
+"$work/peerbench" report -in "$raw" -out "$out"
+log "$out updated"

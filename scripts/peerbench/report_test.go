@@ -1,0 +1,86 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+const rawSample = `peer-bench: nproc=2
+BenchmarkEndToEndHTTP/store=pebble/groups=1-2 	 100	 1000 ns/op	 900 cpu-µs/msg	 1000 msg/s	 800 p50-µs
+BenchmarkRabbitMQ/queue=classic/groups=1/window=1 	100	1 ns/op	2000 msg/s	500 p50-µs	9 p99-µs	400 cpu-µs/msg
+BenchmarkRabbitMQ/queue=quorum/groups=1/window=1 	100	1 ns/op	500 msg/s	500 p50-µs	9 p99-µs	600 cpu-µs/msg
+BenchmarkEndToEndHTTP/store=pebble/groups=1-2 	 100	 1000 ns/op	 900 cpu-µs/msg	 3000 msg/s	 1200 p50-µs
+BenchmarkRabbitMQ/queue=classic/groups=1/window=1 	100	1 ns/op	1000 msg/s	500 p50-µs	9 p99-µs	400 cpu-µs/msg
+BenchmarkRabbitMQ/queue=quorum/groups=1/window=1 	100	1 ns/op	1000 msg/s	500 p50-µs	9 p99-µs	600 cpu-µs/msg
+peer-bench-syncs: system=wsrkit shape=g1w1 short=10/100 long=310/200 per-msg=3.000
+`
+
+// The same-round ratios, their median and the verdicts come from the
+// rounds as given, not from medians of each side.
+func TestReportRatiosPerRound(t *testing.T) {
+	r, err := parse(strings.NewReader(rawSample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.section()
+	for _, want := range []string{
+		"| 1 in flight, 1 group | 2,000 · 900 · 1,000 | 1,500 · 400 · 500 | 750 · 600 · 500 | **1.75** | **2.50** |",
+		"| wsrkit / quorum msg/s, 1 in flight, 1 group | 2.50 | 2.00, 3.00 | ≥ 1.0: met |",
+		"| wsrkit p50, 1 in flight, 1 group (µs) | 1,000 | 800, 1,200 | ≤ 1,000 µs: met |",
+		"| 1 in flight, 1 group | 3.00 | – | – |",
+		"nproc: `2`",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("section lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "64 groups |") && !strings.Contains(got, "| 1 in flight, 64 groups | – | – | – |") {
+		t.Errorf("a shape that did not run shows figures:\n%s", got)
+	}
+}
+
+func TestSpliceReplacesOnlyTheBlock(t *testing.T) {
+	doc, err := splice("# B\n\nhand\n", "one\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err = splice(doc+"after\n", "two\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# B\n\nhand\n\n" + beginMarker + "\ntwo\n" + endMarker + "\nafter\n"
+	if doc != want {
+		t.Fatalf("got %q, want %q", doc, want)
+	}
+	if _, err := splice(endMarker+"\n"+beginMarker+"\n", "x"); err == nil {
+		t.Fatal("markers out of order accepted")
+	}
+}
+
+func TestSyncCallsSumsFsyncAndFdatasync(t *testing.T) {
+	const out = `% time     seconds  usecs/call     calls    errors syscall
+------ ----------- ----------- --------- --------- ----------------
+ 99.75    0.112228         111      1003           fsync
+  0.25    0.000282         282         7         2 fdatasync
+  0.01    0.000001           1         5           write
+------ ----------- ----------- --------- --------- ----------------
+100.00    0.112510         112      1015         2 total
+`
+	n, err := syncCalls(strings.NewReader(out))
+	if err != nil || n != 1010 {
+		t.Fatalf("syncCalls = %d, %v; want 1010", n, err)
+	}
+}
+
+func TestLoopbackOnly(t *testing.T) {
+	for url, ok := range map[string]bool{
+		"amqp://guest:guest@127.0.0.1:5673/": true,
+		"amqp://guest:guest@localhost:5673/": true,
+		"amqp://guest:guest@10.0.0.1:5672/":  false,
+		"amqp://guest:guest@example.com/":    false,
+	} {
+		if err := loopbackOnly(url); (err == nil) != ok {
+			t.Errorf("loopbackOnly(%q) = %v", url, err)
+		}
+	}
+}
