@@ -166,7 +166,8 @@ func TestTLSFlagsValidate(t *testing.T) {
 }
 
 // TestBindGroupsToPeerDefault: -bind-groups-to-peer is on exactly when
-// client certificates are required, unless set.
+// client certificates are required (with -store etcd, when the instances
+// authenticate each other), unless set.
 func TestBindGroupsToPeerDefault(t *testing.T) {
 	parse := func(args ...string) Config {
 		c := DefaultConfig()
@@ -186,13 +187,16 @@ func TestBindGroupsToPeerDefault(t *testing.T) {
 		{append(tlsArgs, "-tls-client-auth", "request", "-bind-groups-to-peer"), true},
 		{append(tlsArgs, "-bind-groups-to-peer=false"), false},
 		{append(tlsArgs, "-store", "etcd"), false}, // forwarded requests carry no identity
+		// Authenticated instances forward the sender's identity.
+		{append(tlsArgs, "-store", "etcd", "-cluster-secret-file", "s"), true},
+		{append(tlsArgs, "-store", "etcd", "-cluster-ca", "instances.crt"), true},
 	} {
 		cfg := parse(c.args...)
 		require.Equal(t, c.want, cfg.BindsGroupsToPeer(), "%q", c.args)
 		require.Equal(t, c.want, engineConfig(&cfg, "i").Receiver.BindGroupsToPeer, "%q", c.args)
 	}
 	cfg := parse(append(tlsArgs, "-store", "etcd", "-etcd-endpoints", "127.0.0.1:2379", "-bind-groups-to-peer")...)
-	require.ErrorContains(t, cfg.Validate(), "-bind-groups-to-peer is not available with -store etcd")
+	require.ErrorContains(t, cfg.Validate(), "-bind-groups-to-peer with -store etcd needs -cluster-ca or -cluster-secret-file")
 }
 
 // TestErrorsMaskURLPasswords: the errors that reach the log about -deliver

@@ -22,7 +22,10 @@ func (g *Gateway) routes() {
 		g.adminMux = http.NewServeMux()
 		g.adminRoutes(g.adminMux)
 		g.adminMux.Handle("GET /healthz", g.admin(http.HandlerFunc(g.handleHealth)))
+		g.publicHandler = g.forwardGate(g.publicMux, g.adminMux)
+		g.adminHandler = g.forwardGate(g.adminMux, nil)
 	}
+	g.handler = g.forwardGate(g.mux, nil)
 }
 
 func (g *Gateway) publicRoutes(m *http.ServeMux) {

@@ -110,6 +110,12 @@ type Config struct {
 	// with the password in EtcdPasswordFile (never logged).
 	EtcdCA, EtcdCert, EtcdKey  string
 	EtcdUser, EtcdPasswordFile string
+	// Authentication of forwarding between instances (-store etcd):
+	// ClusterCA signs every instance's -tls-cert, which it presents as its
+	// client certificate when forwarding (mutual TLS); ClusterSecretFile
+	// holds the key of the HMAC signature of each forwarded request.
+	// Without either, Validate keeps the instances on loopback.
+	ClusterCA, ClusterSecretFile string
 
 	// Inbound connection bounds (http.Server). WriteTimeout runs from the
 	// end of the request header to the end of the response, so it covers
@@ -182,8 +188,12 @@ func (c *Config) BindsGroupsToPeer() bool {
 	if c.BindGroupsToPeer != nil {
 		return *c.BindGroupsToPeer
 	}
-	return c.TLSCert != "" && clientAuthType(c) == tls.RequireAndVerifyClientCert && c.Store != StoreEtcd
+	return c.TLSCert != "" && clientAuthType(c) == tls.RequireAndVerifyClientCert && (c.Store != StoreEtcd || c.authenticatesForwards())
 }
+
+// authenticatesForwards reports whether instances prove themselves to each
+// other when forwarding (-cluster-ca, -cluster-secret-file).
+func (c *Config) authenticatesForwards() bool { return c.ClusterCA != "" || c.ClusterSecretFile != "" }
 
 // optBool is a boolean flag whose absence leaves nil (its default derives
 // from other flags).
@@ -314,6 +324,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.EtcdKey, "etcd-key", c.EtcdKey, "PEM private key of -etcd-cert")
 	fs.StringVar(&c.EtcdUser, "etcd-user", c.EtcdUser, "etcd user name (etcd auth), with -etcd-password-file")
 	fs.StringVar(&c.EtcdPasswordFile, "etcd-password-file", c.EtcdPasswordFile, "file holding the -etcd-user password (its first line; never logged)")
+	fs.StringVar(&c.ClusterCA, "cluster-ca", c.ClusterCA, "PEM CA that signs every instance's -tls-cert (-store etcd): forwarding between instances is mutual TLS under it (a CA of the instances only)")
+	fs.StringVar(&c.ClusterSecretFile, "cluster-secret-file", c.ClusterSecretFile, "file holding the key (16 bytes or more) of the HMAC-SHA256 signature of requests forwarded between instances (-store etcd); the same on every instance")
 	fs.DurationVar(&c.EtcdTimeout, "etcd-timeout", c.EtcdTimeout, "bound on dialing -etcd-endpoints and on each etcd request (a commit past it stops the node)")
 	fs.StringVar(&c.NodeID, "node-id", c.NodeID, "this instance's name in the etcd shard claims, unique per instance")
 	fs.DurationVar(&c.LeaseTTL, "lease-ttl", c.LeaseTTL, "etcd lease: the others take over a dead instance's shards within about this long")
@@ -579,12 +591,10 @@ func (c *Config) validateSecurity() []error {
 	if c.TLSClientCA != "" && c.TLSCert == "" {
 		errs = append(errs, errors.New("-tls-client-ca needs -tls-cert and -tls-key"))
 	}
-	if c.BindGroupsToPeer != nil && *c.BindGroupsToPeer && c.Store == StoreEtcd {
-		errs = append(errs, errors.New("-bind-groups-to-peer is not available with -store etcd: a request forwarded between instances carries no peer identity"))
+	if c.BindGroupsToPeer != nil && *c.BindGroupsToPeer && c.Store == StoreEtcd && !c.authenticatesForwards() {
+		errs = append(errs, errors.New("-bind-groups-to-peer with -store etcd needs -cluster-ca or -cluster-secret-file: a forwarded request carries its sender's identity only between authenticated instances"))
 	}
-	if c.AdminListen != "" && c.Store == StoreEtcd {
-		errs = append(errs, errors.New("-admin-listen is not available with -store etcd: instances forward admin requests to each other's -advertise-url"))
-	}
+	errs = append(errs, c.validateCluster()...)
 	if c.AdminTokenFile == "" {
 		addr, name := c.Listen, "-listen"
 		if c.AdminListen != "" {
@@ -597,14 +607,48 @@ func (c *Config) validateSecurity() []error {
 	return errs
 }
 
+// validateCluster checks the forwarding flags of -store etcd. Secure by
+// default: instances that would take forwarded requests from beyond
+// loopback without authenticating them refuse to start.
+func (c *Config) validateCluster() []error {
+	var errs []error
+	if c.ClusterCA != "" {
+		if c.TLSCert == "" {
+			errs = append(errs, errors.New("-cluster-ca needs -tls-cert and -tls-key: each instance presents its certificate, signed by -cluster-ca, when it forwards"))
+		}
+		if c.ClusterCA == c.TLSClientCA {
+			errs = append(errs, errors.New("-cluster-ca must be a CA of the instances only, not -tls-client-ca: every partner could forward as an instance"))
+		}
+	}
+	if c.Store != StoreEtcd {
+		return errs
+	}
+	if c.TLSCert != "" && strings.HasPrefix(c.AdvertiseURL, "http:") {
+		errs = append(errs, errors.New("-advertise-url must be https:// with -tls-cert: the other instances forward to it"))
+	}
+	if c.authenticatesForwards() {
+		return errs
+	}
+	addr, name := c.Listen, "-listen"
+	if !loopbackOnly(addr) {
+		errs = append(errs, fmt.Errorf("-store etcd instances would take forwarded requests on %s (%s) from anyone: set -cluster-secret-file FILE (the same on every instance), or -cluster-ca FILE with -tls-cert", addr, name))
+	} else if u, err := url.Parse(c.AdvertiseURL); c.AdvertiseURL != "" && (err != nil || !loopbackHost(u.Hostname())) {
+		errs = append(errs, fmt.Errorf("-store etcd instances would forward requests to %s (-advertise-url) without authentication: set -cluster-secret-file FILE (the same on every instance), or -cluster-ca FILE with -tls-cert", c.AdvertiseURL))
+	}
+	return errs
+}
+
 // loopbackOnly reports whether a listen address can be reached from this
 // host only: localhost or a loopback IP. A wildcard (":8080", "0.0.0.0")
 // or any other name counts as reachable from the network.
 func loopbackOnly(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
+	return err == nil && loopbackHost(host)
+}
+
+// loopbackHost reports whether a host name or IP is this host's only:
+// localhost or a loopback IP.
+func loopbackHost(host string) bool {
 	if host == "localhost" {
 		return true
 	}

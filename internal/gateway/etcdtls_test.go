@@ -120,14 +120,18 @@ func TestEtcdAuth(t *testing.T) {
 	require.Error(t, err)
 }
 
+// etcdConfigFor is a loopback -store etcd configuration for Validate and
+// Open errors (its endpoint never answers).
+func etcdConfigFor(t *testing.T) Config {
+	c := loopbackConfig()
+	c.DataDir, c.Store, c.EtcdEndpoints = t.TempDir(), StoreEtcd, []string{"127.0.0.1:1"}
+	return c
+}
+
 // TestEtcdFlagsValidate: half-given pairs and unreadable files are one
 // clear startup error each, naming the flag.
 func TestEtcdFlagsValidate(t *testing.T) {
-	base := func() Config {
-		c := loopbackConfig()
-		c.DataDir, c.Store, c.EtcdEndpoints = t.TempDir(), StoreEtcd, []string{"127.0.0.1:1"}
-		return c
-	}
+	base := func() Config { return etcdConfigFor(t) }
 	c := base()
 	c.EtcdCert = "x.crt"
 	require.ErrorContains(t, c.Validate(), "-etcd-cert and -etcd-key go together")

@@ -72,14 +72,21 @@ type Gateway struct {
 	outcome  rmp.OutcomeHandler
 	opts     Options
 	forward  *http.Client
-	forwards atomic.Uint64   // requests forwarded to another instance
-	bodies   *rmp.BodyBudget // -max-inflight-bytes, shared by every node and handler
-	mux      *http.ServeMux  // the whole API, on one listener
+	forwards atomic.Uint64 // requests forwarded to another instance
+	// auth authenticates forwarding between instances (-cluster-ca,
+	// -cluster-secret-file); refusedForwards counts the forwards refused.
+	auth            *clusterAuth
+	refusedForwards atomic.Uint64
+	log             *slog.Logger
+	bodies          *rmp.BodyBudget // -max-inflight-bytes, shared by every node and handler
+	mux             *http.ServeMux  // the whole API, on one listener
 	// With -admin-listen: the public routes and the admin routes apart.
 	publicMux, adminMux *http.ServeMux
-	token               *adminToken // nil without -admin-token-file
-	peerTLS             *peerTLS
-	clockMu             sync.Mutex // serialises fake clock moves
+	// The muxes behind forwardGate, as the listeners serve them.
+	handler, publicHandler, adminHandler http.Handler
+	token                                *adminToken // nil without -admin-token-file
+	peerTLS                              *peerTLS
+	clockMu                              sync.Mutex // serialises fake clock moves
 	// -store pebble: a node stopped by its store reports here once the
 	// disk takes writes again (storewatch.go).
 	storeDown chan error
@@ -138,8 +145,16 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 	if opts.Context == nil {
 		opts.Context = context.Background()
 	}
-	g := &Gateway{cfg: cfg, inst: inst, clk: rmp.RealClock(), opts: opts, token: token, peerTLS: ptls,
-		forward: operatorClient(cfg.ForwardTimeout, ptls.config), bodies: rmp.NewBodyBudget(cfg.MaxInflightBytes)}
+	auth, err := newClusterAuth(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	g := &Gateway{cfg: cfg, inst: inst, clk: rmp.RealClock(), opts: opts, token: token, peerTLS: ptls, auth: auth, log: log,
+		forward: operatorClient(cfg.ForwardTimeout, auth.clientTLS(ptls.config)), bodies: rmp.NewBodyBudget(cfg.MaxInflightBytes)}
 	if cfg.FakeClock {
 		start := cfg.FakeClockStart
 		if start.IsZero() {
@@ -164,10 +179,6 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 		g.consume = g.inbox
 	}
 	g.outcome = &outcomeHandler{records: g.records, url: cfg.Notify, client: opts.Client, waiters: &g.waiters}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	if cfg.Store == StoreEtcd {
 		g.cl, err = openCluster(opts.Context, &g.cfg, log, g.cfg.AdvertiseURL, g.openShard, g.dropShard)
 		if err != nil {
@@ -363,24 +374,21 @@ func instanceID(path string) (string, error) {
 
 // Handler returns the gateway's HTTP API: every route, the admin ones
 // guarded by the -admin-token-file token.
-func (g *Gateway) Handler() http.Handler { return g.mux }
+func (g *Gateway) Handler() http.Handler { return g.handler }
 
 // PublicHandler returns what the main listener serves: with -admin-listen
 // only /rmp, /soap/* and /healthz, else Handler.
 func (g *Gateway) PublicHandler() http.Handler {
-	if g.publicMux != nil {
-		return g.publicMux
+	if g.publicHandler != nil {
+		return g.publicHandler
 	}
-	return g.mux
+	return g.handler
 }
 
 // AdminHandler returns the -admin-listen listener's routes (/v1/*,
 // /metrics, /healthz); nil without -admin-listen.
 func (g *Gateway) AdminHandler() http.Handler {
-	if g.adminMux == nil {
-		return nil
-	}
-	return g.adminMux
+	return g.adminHandler
 }
 
 // Reload re-reads the admin token and the outbound client certificate
@@ -393,6 +401,7 @@ func (g *Gateway) Reload() error {
 	if g.peerTLS.cert != nil {
 		errs = append(errs, g.peerTLS.cert.reload())
 	}
+	errs = append(errs, g.auth.reload())
 	return errors.Join(errs...)
 }
 

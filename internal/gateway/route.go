@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/wsrkit/wsrkit/rmp"
 )
@@ -99,13 +100,17 @@ func (g *Gateway) forwardTo(ctx context.Context, r *http.Request, body []byte, b
 			req.Header.Set(k, v)
 		}
 	}
-	req.Header.Set(HeaderForwardedBy, g.cfg.NodeID)
+	g.auth.sign(req, r, g.cfg.NodeID, body, time.Now())
 	g.forwards.Add(1)
 	resp, err := g.forward.Do(req)
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("forwarding to the shard's holder: %w", err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusForbidden && resp.Header.Get(HeaderForwardRefused) != "" {
+		g.log.Warn("the shard's holder refused a forwarded request: the instances need the same -cluster-secret-file, or certificates of -cluster-ca", "holder", base)
+		return 0, nil, nil, errors.New("the shard's holder refused this instance's forwarded request (instance authentication: -cluster-ca, -cluster-secret-file)")
+	}
 	answer, err := io.ReadAll(io.LimitReader(resp.Body, g.cfg.MaxBody+1))
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("reading the shard holder's answer: %w", err)
@@ -121,6 +126,9 @@ func (g *Gateway) forwardTo(ctx context.Context, r *http.Request, body []byte, b
 // 413, 415, 503; as JSON, or as plain text for the RMP endpoint) and
 // returns nil then; the caller releases the body once it has answered.
 func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request, plain bool) *rmp.Body {
+	if b, ok := r.Context().Value(forwardedBodyKey{}).(*rmp.Body); ok {
+		return b // read and authenticated by forwardGate
+	}
 	body, err := rmp.ReadBody(w, r, rmp.BodyLimits{MaxBody: g.cfg.MaxBody, Budget: g.bodies})
 	if err == nil {
 		return body
@@ -169,7 +177,7 @@ func (g *Gateway) handleRMP(w http.ResponseWriter, r *http.Request) {
 		shard = ns[0].shard
 	}
 	g.onShard(w, r, body, shard, func(n *rmp.Node) {
-		n.ServeInbound(w, r, in)
+		n.ServeInbound(w, asOriginal(r, in), in)
 	})
 }
 

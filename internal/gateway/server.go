@@ -160,13 +160,13 @@ func (s *Server) Reload() error {
 
 // reloadable reports whether any file is re-read by Reload.
 func (s *Server) reloadable() bool {
-	return s.tls != nil || s.peerTLS.cert != nil || s.token != nil
+	return s.tls != nil || s.peerTLS.cert != nil || s.token != nil || s.auth.enabled()
 }
 
 // ReloadAndLog is Reload with its outcome logged (SIGHUP, file changes).
 func (s *Server) ReloadAndLog(why string) {
 	if !s.reloadable() {
-		s.log.Info("nothing to reload: no -tls-cert, -peer-cert or -admin-token-file", "why", why)
+		s.log.Info("nothing to reload: no -tls-cert, -peer-cert, -admin-token-file or -cluster-secret-file", "why", why)
 		return
 	}
 	if err := s.Reload(); err != nil {

@@ -3,6 +3,7 @@ package gateway
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"os"
@@ -78,29 +79,70 @@ func filesStamp(files ...string) string {
 
 // loadPool reads a PEM bundle of CA certificates.
 func loadPool(file string) (*x509.CertPool, error) {
-	b, err := os.ReadFile(file)
+	certs, err := loadCerts(file)
 	if err != nil {
 		return nil, err
 	}
 	p := x509.NewCertPool()
-	if !p.AppendCertsFromPEM(b) {
-		return nil, fmt.Errorf("%s holds no PEM certificate", file)
+	for _, c := range certs {
+		p.AddCert(c)
 	}
 	return p, nil
+}
+
+// loadCerts reads the certificates of a PEM bundle; none is an error.
+func loadCerts(file string) ([]*x509.Certificate, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var certs []*x509.Certificate
+	for {
+		var blk *pem.Block
+		blk, b = pem.Decode(b)
+		if blk == nil {
+			break
+		}
+		if blk.Type != "CERTIFICATE" {
+			continue
+		}
+		c, err := x509.ParseCertificate(blk.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		certs = append(certs, c)
+	}
+	if len(certs) == 0 {
+		return nil, fmt.Errorf("%s holds no PEM certificate", file)
+	}
+	return certs, nil
+}
+
+// flagFile is a file and the flag that named it, for errors.
+type flagFile struct{ flag, file string }
+
+// caStamp is filesStamp of the client CA files.
+func (s *serverTLS) caStamp() string {
+	fs := make([]string, len(s.caFiles))
+	for i, f := range s.caFiles {
+		fs[i] = f.file
+	}
+	return filesStamp(fs...)
 }
 
 // serverTLS is the listener's TLS configuration (-tls-cert, -tls-key,
 // -tls-client-ca, -tls-client-auth): TLS 1.2 or later with Go's default
 // suites; the certificate and the client CAs are re-read by reload.
 type serverTLS struct {
-	cert   *keyPair
-	caFile string
-	auth   tls.ClientAuthType
-	base   *tls.Config
-	admin  *tls.Config                // -admin-listen: the same certificate, no client certificates
-	withCA atomic.Pointer[tls.Config] // base with the current client CAs
-	mu     sync.Mutex
-	caSeen string
+	cert *keyPair
+	// caFiles are the client CAs by flag: -tls-client-ca, -cluster-ca.
+	caFiles []flagFile
+	auth    tls.ClientAuthType
+	base    *tls.Config
+	admin   *tls.Config                // -admin-listen: the same certificate, no client certificates
+	withCA  atomic.Pointer[tls.Config] // base with the current client CAs
+	mu      sync.Mutex
+	caSeen  string
 }
 
 func newServerTLS(c *Config) (*serverTLS, error) {
@@ -108,7 +150,19 @@ func newServerTLS(c *Config) (*serverTLS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-tls-cert/-tls-key: %w", err)
 	}
-	s := &serverTLS{cert: k, caFile: c.TLSClientCA, auth: clientAuthType(c)}
+	s := &serverTLS{cert: k, auth: clientAuthType(c)}
+	for _, f := range []flagFile{{"-tls-client-ca", c.TLSClientCA}, {"-cluster-ca", c.ClusterCA}} {
+		if f.file != "" {
+			s.caFiles = append(s.caFiles, f)
+		}
+	}
+	// Instances forwarding to each other present -cluster-ca
+	// certificates: asked for even when partners are not (the gateway
+	// verifies them itself, clusterAuth), so that partners' certificates
+	// are not checked under none.
+	if c.ClusterCA != "" && s.auth == tls.NoClientCert {
+		s.auth = tls.RequestClientCert
+	}
 	s.base = &tls.Config{
 		MinVersion:     tls.VersionTLS12,
 		GetCertificate: k.getCertificate,
@@ -117,7 +171,7 @@ func newServerTLS(c *Config) (*serverTLS, error) {
 	}
 	s.admin = s.base.Clone()
 	s.admin.ClientAuth = tls.NoClientCert
-	if s.caFile != "" {
+	if len(s.caFiles) > 0 {
 		if err := s.reloadCA(); err != nil {
 			return nil, err
 		}
@@ -146,10 +200,16 @@ func clientAuthType(c *Config) tls.ClientAuthType {
 func (s *serverTLS) reloadCA() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.caSeen = filesStamp(s.caFile)
-	p, err := loadPool(s.caFile)
-	if err != nil {
-		return fmt.Errorf("-tls-client-ca: %w", err)
+	s.caSeen = s.caStamp()
+	p := x509.NewCertPool()
+	for _, f := range s.caFiles {
+		certs, err := loadCerts(f.file)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.flag, err)
+		}
+		for _, c := range certs {
+			p.AddCert(c)
+		}
 	}
 	c := s.base.Clone()
 	c.ClientCAs = p
@@ -160,7 +220,7 @@ func (s *serverTLS) reloadCA() error {
 
 func (s *serverTLS) reload() error {
 	err := s.cert.reload()
-	if s.caFile != "" {
+	if len(s.caFiles) > 0 {
 		err = errors.Join(err, s.reloadCA())
 	}
 	return err
@@ -170,12 +230,12 @@ func (s *serverTLS) changed() bool {
 	if s.cert.changed() {
 		return true
 	}
-	if s.caFile == "" {
+	if len(s.caFiles) == 0 {
 		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return filesStamp(s.caFile) != s.caSeen
+	return s.caStamp() != s.caSeen
 }
 
 // peerTLS is the outbound TLS configuration (-peer-ca, -peer-cert,
