@@ -464,11 +464,11 @@ func newE2ERig(b *testing.B, kind string, groups int, outcomes rmp.OutcomeHandle
 // exactly-once under the Response pattern, and notes how long Submit took.
 func (r *e2eRig) submit(g int) (sender.MessageRef, error) {
 	t0 := time.Now()
-	ref, err := r.sn.Submit(context.Background(), rmp.Submission{Submission: sender.Submission{
+	ref, err := r.sn.Submit(context.Background(), rmp.Submission{
 		To: r.url, GroupKey: "g" + strconv.Itoa(g), Lifetime: time.Hour,
 		Flags:   group.Flags{AckRequested: true, DuplicateElimination: true, MessageOrder: true},
 		Pattern: group.ReplyResponse, Payload: benchBody,
-	}})
+	})
 	if err == nil {
 		r.submitLat.add(time.Since(t0))
 	}

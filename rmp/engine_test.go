@@ -130,12 +130,12 @@ func engineConfig(id string) Config {
 }
 
 func submission(key string, n int, last bool) Submission {
-	return Submission{Submission: sender.Submission{
+	return Submission{
 		To: "http://receiver.test/rmp", GroupKey: key, Last: last,
 		Flags:    group.Flags{AckRequested: true, DuplicateElimination: true, MessageOrder: key != ""},
 		Lifetime: time.Minute, Pattern: group.ReplyResponse,
 		Payload: []byte(fmt.Sprintf("<p>m%d</p>", n)),
-	}}
+	}
 }
 
 func TestEngineOrderedExactlyOnceOverLossyLink(t *testing.T) {

@@ -87,14 +87,14 @@ func ExampleNode_Submit() {
 	}
 	defer sending.Close(context.Background())
 
-	ref, err := sending.Submit(context.Background(), rmp.Submission{Submission: sender.Submission{
+	ref, err := sending.Submit(context.Background(), rmp.Submission{
 		To:       srv.URL,
 		GroupKey: "orders",
 		Flags:    group.Flags{AckRequested: true, DuplicateElimination: true, MessageOrder: true},
 		Lifetime: time.Minute,
 		Pattern:  group.ReplyResponse,
 		Payload:  []byte(`<o:Order xmlns:o="urn:example">42</o:Order>`),
-	}})
+	})
 	if err != nil {
 		panic(err)
 	}

@@ -86,8 +86,8 @@ func TestNodeRefusesDestinationsByPolicy(t *testing.T) {
 	require.Equal(t, http.StatusInternalServerError, st)
 	require.Contains(t, body, "InvalidPollRequest")
 
-	_, err = n.Submit(context.Background(), Submission{Submission: sender.Submission{
-		To: "http://10.1.2.3/rmp", Lifetime: time.Minute, Pattern: group.ReplyResponse, Payload: []byte("<m/>")}})
+	_, err = n.Submit(context.Background(), Submission{
+		To: "http://10.1.2.3/rmp", Lifetime: time.Minute, Pattern: group.ReplyResponse, Payload: []byte("<m/>")})
 	require.ErrorIs(t, err, sender.ErrInvalidSubmission)
 	require.ErrorIs(t, err, ErrOutboundRefused)
 

@@ -15,7 +15,6 @@ import (
 
 	"github.com/wsrkit/wsrkit/rmp"
 	"github.com/wsrkit/wsrkit/rmp/group"
-	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
 	"github.com/wsrkit/wsrkit/store/pebblestore"
 )
@@ -115,11 +114,11 @@ func BenchmarkIdleGroupMemory(b *testing.B) {
 		base := heapInUse()
 		l := &engineLink{s: scaleEngine(b, "mem"), r: scaleEngine(b, "mem-r")}
 		for g := range scaleGroups {
-			_, err := l.s.Submit(scaleNow, rmp.Submission{Submission: sender.Submission{
+			_, err := l.s.Submit(scaleNow, rmp.Submission{
 				To: "http://r.test/rmp", GroupKey: fmt.Sprintf("key-%06d", g), Lifetime: time.Hour,
 				Flags:   group.Flags{AckRequested: true, DuplicateElimination: true, MessageOrder: true},
 				Pattern: group.ReplyResponse, Payload: benchBody,
-			}})
+			})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -10,13 +10,49 @@ import (
 	"github.com/wsrkit/wsrkit/soap"
 )
 
-// Submission is a message from the producer: the sending RMP's Submission
-// with Payload holding the SOAP Body content, and the SOAP version to send
-// it in.
+// Submission is a message from the producer.
 type Submission struct {
-	sender.Submission
+	// To is the destination (the receiving RMP's endpoint); required.
+	To string
+	// GroupKey names the producer's open group: the same key goes to the
+	// same WS-R group until that group is closed with Last, terminated or
+	// aborted; then the key opens a new group. "" sends a singleton (R06).
+	GroupKey string
+	// Last closes the group with this message (last="true", R12).
+	Last  bool
+	Flags group.Flags
+	// Expiry is the absolute ExpiryTime; when zero, now+Lifetime, or
+	// now+sender.Config.DefaultLifetime when Lifetime is zero too.
+	Expiry   time.Time
+	Lifetime time.Duration
+	// Timing is the group's groupExpiryTime or groupMaxIdleDuration, never
+	// both (R13); only for keyed groups, the same on every message (R14).
+	Timing  group.Timing
+	Pattern group.ReplyPattern
+	// ReplyTo is the callback address with ReplyCallback (R18); "" takes
+	// Config.ReplyTo.
+	ReplyTo string
+	// Action is the SOAPAction / action sent with the message.
+	Action string
+	// Payload is the SOAP Body content.
+	Payload []byte
 	// Version is the SOAP version of the envelope; zero means SOAP 1.1.
 	Version soap.Version
+}
+
+// sending is s as the sending RMP takes it, Payload as given.
+func (s *Submission) sending() sender.Submission {
+	return sender.Submission{
+		To: s.To, GroupKey: s.GroupKey, Last: s.Last, Flags: s.Flags, Expiry: s.Expiry, Lifetime: s.Lifetime,
+		Timing: s.Timing, Pattern: s.Pattern, ReplyTo: s.ReplyTo, Action: s.Action, Payload: s.Payload,
+	}
+}
+
+// Validate applies the sending RMP's rules for a submission at now
+// (sender.Validate: R07, R13, D10, R16, last) without submitting it, so a
+// gateway can refuse a request before it forwards or keys it.
+func (s Submission) Validate(now time.Time, defaultLifetime time.Duration) error {
+	return sender.Validate(now, s.sending(), defaultLifetime)
 }
 
 // Submit hands a message to the sending RMP. It is stored by the Persist of
@@ -30,7 +66,7 @@ func (e *Engine) Submit(now time.Time, s Submission) (sender.MessageRef, error) 
 	if !v.Valid() {
 		return sender.MessageRef{}, fmt.Errorf("%w: SOAP version %d", sender.ErrInvalidSubmission, v)
 	}
-	sub := s.Submission
+	sub := s.sending()
 	if sub.Pattern == group.ReplyCallback && sub.ReplyTo == "" {
 		sub.ReplyTo = e.cfg.ReplyTo
 	}

@@ -119,11 +119,12 @@ func (g *Gateway) handleRoute(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := r.Header.Get(HeaderGroupKey)
-	sub := rmp.Submission{Version: v, Submission: sender.Submission{
+	sub := rmp.Submission{
 		To: to, GroupKey: key, Action: action, Pattern: group.ReplyResponse,
 		Flags:   group.Flags{AckRequested: true, DuplicateElimination: true, MessageOrder: key != ""},
 		Payload: bytes.TrimSpace(env.BodyContent()),
-	}}
+		Version: v,
+	}
 	g.onSubmitNode(w, r, rb.Bytes, key, func(n *rmp.Node) { g.routeExchange(w, r, n, v, sub) })
 }
 

@@ -148,7 +148,7 @@ func (g *Gateway) submission(req *SubmitRequest, now time.Time) (rmp.Submission,
 	}
 	// The sender's own rules (R07, R13, D10, R16, last), before the
 	// submission is forwarded or keyed.
-	if err := sender.Validate(now, s.Submission, g.cfg.DefaultExpiresIn); err != nil {
+	if err := s.Validate(now, g.cfg.DefaultExpiresIn); err != nil {
 		return s, submitFieldError(req, err)
 	}
 	return s, nil

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp"
-	"github.com/wsrkit/wsrkit/rmp/sender"
 )
 
 // world is one run: two nodes, the network between them, the scheduler,
@@ -235,11 +234,11 @@ func (wd *world) submit(e *event) {
 	if g.guaranteed {
 		path = "g"
 	}
-	sub := rmp.Submission{Submission: sender.Submission{
+	sub := rmp.Submission{
 		To: fmt.Sprintf("%s%s", wd.nodes[g.to].url, path), GroupKey: g.key, Last: pm.last,
 		Flags: g.flags, Lifetime: pm.lifetime, Timing: g.timing, Pattern: g.pattern,
 		Payload: fmt.Appendf(nil, `<m xmlns="urn:sim">%d</m>`, pm.id),
-	}}
+	}
 	ref, err := n.e.Submit(n.now(), sub)
 	if err != nil {
 		if wd.m.refused(pm.id, err) {
