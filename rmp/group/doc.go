@@ -18,7 +18,10 @@
 // (1), uvarint From, uvarint To-From. Varints are minimal, so each value has
 // one encoding; decoders check lengths before allocating and return an error
 // wrapping ErrCorrupt (or ErrTooManyRanges past the set's limit) for any
-// other input.
+// other input. The values rmp/sender and rmp/receiver store are records of
+// RecordEncoder primitives (recordcodec.go); a group's Lifecycle is written
+// in them by one pair of methods, Timing and Termination, with a per-record
+// LastOrder (lifecyclecodec.go).
 //
 // # Invariant checks
 //

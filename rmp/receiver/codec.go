@@ -54,19 +54,8 @@ func encodeMeta(b []byte, g *gstate) []byte {
 	e.Str(g.replyURL())
 	e.Time(g.expiryAt())
 	e.Bool(g.plainZero)
-	t := g.lc.Timing
-	e.Time(t.Expiry)
-	e.Bool(t.HasMaxIdle)
-	e.Duration(t.MaxIdle)
-	l := &g.lc
-	e.Time(l.LastActivity)
-	e.Time(l.MaxExpiry)
-	e.Bool(l.HasLast)
-	e.Uvarint(l.Last)
-	e.Bool(l.Terminated)
-	e.Time(l.TerminatedAt)
-	e.Uvarint(uint64(l.Rule))
-	e.Time(l.RemoveAt)
+	e.Timing(g.lc.Timing)
+	e.Termination(&g.lc, group.HasLastFirst)
 	next, more := uint64(0), true
 	if g.ordered() {
 		next, more = g.buf.Next()
@@ -96,25 +85,10 @@ func decodeMeta(v []byte, g *gstate) error {
 	g.setReplyTo(d.Str())
 	g.setExpiry(d.Time())
 	g.plainZero = d.Bool()
-	var t group.Timing
-	t.Expiry = d.Time()
-	t.HasMaxIdle = d.Bool()
-	t.MaxIdle = d.Duration()
 	l := &g.lc
-	l.Timing = t
+	l.Timing = d.Timing()
 	l.Ordered = g.flags.MessageOrder
-	l.LastActivity = d.Time()
-	l.MaxExpiry = d.Time()
-	l.HasLast = d.Bool()
-	l.Last = d.Uvarint()
-	l.Terminated = d.Bool()
-	l.TerminatedAt = d.Time()
-	rule := d.Uvarint()
-	if rule > uint64(group.RuleSingleton) {
-		d.Fail("rule")
-	}
-	l.Rule = group.Rule(rule)
-	l.RemoveAt = d.Time()
+	d.Termination(l, group.HasLastFirst)
 	next := d.Uvarint()
 	more := d.Bool()
 	if d.Err() == nil && d.Len() > 0 {

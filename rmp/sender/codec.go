@@ -75,21 +75,13 @@ func encodeMeta(g *groupState, id string) []byte {
 	e.Byte(f)
 	e.Byte(byte(g.pattern))
 	e.Str(g.replyURL())
-	l := &g.life
-	e.Time(l.Timing.Expiry)
-	e.Bool(l.Timing.HasMaxIdle)
-	e.Duration(l.Timing.MaxIdle)
+	e.Timing(g.life.Timing)
 	e.Uvarint(g.next)
 	e.Bool(g.closed)
 	e.Bool(g.aborted)
-	e.Time(l.LastActivity)
-	e.Time(l.MaxExpiry)
-	e.Uvarint(l.Last)
-	e.Bool(l.HasLast)
-	e.Bool(l.Terminated)
-	e.Time(l.TerminatedAt)
-	e.Byte(byte(l.Rule))
-	e.Time(g.removeAtTime())
+	l := g.life
+	l.RemoveAt = g.removeAtTime() // kept in g.x, not in life
+	e.Termination(&l, group.LastFirst)
 	e.Time(g.ackedMaxExpiry)
 	late := make([]uint64, 0, len(g.lateFailedSet()))
 	for n := range g.lateFailedSet() {
@@ -145,24 +137,13 @@ func decodeMeta(b []byte) (*groupState, string, error) {
 	}
 	g.setReplyTo(d.Str())
 	l := &g.life
-	l.Timing.Expiry = d.Time()
-	l.Timing.HasMaxIdle = d.Bool()
-	l.Timing.MaxIdle = d.Duration()
+	l.Timing = d.Timing()
 	l.Ordered = g.flags.MessageOrder
 	g.next = d.Uvarint()
 	g.closed = d.Bool()
 	g.aborted = d.Bool()
-	l.LastActivity = d.Time()
-	l.MaxExpiry = d.Time()
-	l.Last = d.Uvarint()
-	l.HasLast = d.Bool()
-	l.Terminated = d.Bool()
-	l.TerminatedAt = d.Time()
-	l.Rule = group.Rule(d.Byte())
-	if l.Rule > group.RuleSingleton {
-		d.Fail("bad rule")
-	}
-	g.setRemoveAt(d.Time())
+	d.Termination(l, group.LastFirst)
+	g.setRemoveAt(l.RemoveAt)
 	l.RemoveAt = g.removeAtTime()
 	g.ackedMaxExpiry = d.Time()
 	n := d.Uvarint()
