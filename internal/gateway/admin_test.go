@@ -113,6 +113,15 @@ func TestAdminListenSeparatesTheAPI(t *testing.T) {
 	open := startLocal(t, func(c *Config) { c.AdminListen = "127.0.0.1:0" })
 	st, _ = do(t, "GET", open.AdminURL()+"/v1/groups", "")
 	require.Equal(t, 200, st, "a loopback admin listener needs no token")
+	// A request marked forwarded between instances reaches no admin route
+	// on the public listener of a single gateway (-store pebble).
+	req, err := http.NewRequest("GET", open.URL()+"/v1/groups", nil)
+	require.NoError(t, err)
+	req.Header.Set(HeaderForwardedBy, "intruder")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, 404, resp.StatusCode, "forged forward on the public listener")
 }
 
 // TestNonLoopbackAdminWithoutTokenRefusesToStart: an admin API reachable

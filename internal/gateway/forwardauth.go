@@ -286,8 +286,9 @@ func (g *Gateway) forwardGate(next, admin http.Handler) http.Handler {
 			r.Body = io.NopCloser(bytes.NewReader(rb.Bytes))
 		}
 		r = r.WithContext(ctx)
-		// Unauthenticated forwards are possible on loopback only (Validate).
-		if admin != nil && (f.authenticated || !g.auth.enabled()) && strings.HasPrefix(r.URL.Path, "/v1/") {
+		// Only instances of -store etcd forward; unauthenticated forwards
+		// are possible on loopback only (Validate).
+		if admin != nil && g.cl != nil && (f.authenticated || !g.auth.enabled()) && strings.HasPrefix(r.URL.Path, "/v1/") {
 			admin.ServeHTTP(w, r)
 			return
 		}
