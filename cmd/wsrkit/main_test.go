@@ -106,6 +106,9 @@ func TestServeFlagsHelpAndErrors(t *testing.T) {
 		{[]string{"-listen", "0.0.0.0:0"}, "the admin API (/v1/*, /metrics) would be reachable on 0.0.0.0:0 (-listen) without a token: set -admin-token-file FILE"},
 		{[]string{"-admin-listen", ":0"}, "(-admin-listen) without a token"},
 		{[]string{"-tls-client-auth", "require"}, "-tls-client-auth require needs -tls-client-ca"},
+		{[]string{"-store", "etcd", "-etcd-endpoints", "127.0.0.1:1", "-listen", "0.0.0.0:0", "-admin-token-file", "t"},
+			"-store etcd instances would take forwarded requests on 0.0.0.0:0 (-listen) from anyone: set -cluster-secret-file FILE (the same on every instance), or -cluster-ca FILE with -tls-cert"},
+		{[]string{"-store", "etcd", "-etcd-endpoints", "127.0.0.1:1", "-etcd-user", "wsrkit"}, "-etcd-user and -etcd-password-file go together"},
 	} {
 		var out, errb bytes.Buffer
 		got := run(append(append([]string{"serve"}, c.args...), "-data", dir), &out, &errb)

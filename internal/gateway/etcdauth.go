@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -71,7 +72,7 @@ func readSecretLine(file string) (string, error) {
 func etcdHint(c *Config, tc *tls.Config, err error) error {
 	msg := err.Error()
 	if tc != nil && !strings.Contains(msg, "x509:") && !strings.Contains(msg, "tls:") {
-		if perr := probeTLS(c.EtcdEndpoints[0], tc, c.EtcdTimeout); perr != nil {
+		if perr := probeTLSAny(c.EtcdEndpoints, tc, c.EtcdTimeout); perr != nil {
 			err, msg = fmt.Errorf("%w: %w", err, perr), msg+perr.Error()
 		}
 	}
@@ -84,6 +85,20 @@ func etcdHint(c *Config, tc *tls.Config, err error) error {
 		return fmt.Errorf("%w (etcd auth: -etcd-user %q needs read and write on %s)", err, c.EtcdUser, c.EtcdPrefix)
 	}
 	return err
+}
+
+// probeTLSAny is probeTLS of the first endpoint that takes a TCP
+// connection; nil when none does or the handshake succeeds.
+func probeTLSAny(addrs []string, tc *tls.Config, timeout time.Duration) error {
+	for _, a := range addrs {
+		err := probeTLS(a, tc, timeout)
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" {
+			continue // down: try the next member
+		}
+		return err
+	}
+	return nil
 }
 
 // probeTLS shakes hands with addr as the etcd client would, and waits
