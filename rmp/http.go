@@ -3,6 +3,8 @@ package rmp
 import (
 	"net/http"
 	"time"
+
+	"github.com/wsrkit/wsrkit/rmp/httpbody"
 )
 
 // ServeHTTP is the RMP endpoint (digest §9): SOAP 1.1 and 1.2 POSTs carrying
@@ -10,7 +12,7 @@ import (
 // written once the request's effects are durable: 200 with an envelope (an
 // RM-Reply under the Response pattern, a poll answer), 202 without, or a
 // SOAP Fault (500, or 400 for a SOAP 1.2 Sender fault). The body is read
-// with ReadBody: gzip and deflate are decoded, a body over MaxBody decoded
+// with httpbody.Read: gzip and deflate are decoded, a body over MaxBody decoded
 // gets 413, another Content-Encoding 415, a spent Bodies budget 503 with
 // Retry-After; a node that stopped answers 503 (the sender resends).
 func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -19,9 +21,9 @@ func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the RMP endpoint takes POST only (R83)", http.StatusMethodNotAllowed)
 		return
 	}
-	body, err := ReadBody(w, r, BodyLimits{MaxBody: n.cfg.MaxBody, Budget: n.cfg.Bodies})
+	body, err := httpbody.Read(w, r, httpbody.Limits{MaxBody: n.cfg.MaxBody, Budget: n.cfg.Bodies})
 	if err != nil {
-		WriteBodyError(w, err)
+		httpbody.WriteError(w, err)
 		return
 	}
 	// Held until answered: the parse and the answer live as long.

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wsrkit/wsrkit/rmp/httpbody"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/store"
@@ -109,9 +110,9 @@ type NodeConfig struct {
 	// MiB.
 	MaxBody int64
 	// Bodies bounds the bytes of the request bodies being served at once
-	// (ReadBody); nodes and handlers that share one share the bound.
+	// (httpbody.Read); nodes and handlers that share one share the bound.
 	// Default a budget of DefaultMaxInflightBytes of the node's own.
-	Bodies *BodyBudget
+	Bodies *httpbody.Budget
 	// MaxBatch bounds the inputs processed before one store commit;
 	// default 256.
 	MaxBatch int
@@ -250,7 +251,7 @@ func Open(cfg NodeConfig) (*Node, error) {
 		cfg.MaxBody = 4 << 20
 	}
 	if cfg.Bodies == nil {
-		cfg.Bodies = NewBodyBudget(DefaultMaxInflightBytes)
+		cfg.Bodies = httpbody.NewBudget(httpbody.DefaultMaxInflightBytes)
 	}
 	if cfg.MaxBatch <= 0 {
 		cfg.MaxBatch = 256

@@ -16,8 +16,9 @@ import (
 // front page (go doc) does not creep back (#20: rmp from 228 to at most 120).
 var surfaceBudget = map[string]int{
 	// 228 when #20 began (169 when it was filed); the management views,
-	// aborts and counters moved to rmp/admin; Submission is flat (+11).
-	"rmp": 193,
+	// aborts and counters moved to rmp/admin; Submission is flat (+11);
+	// request bodies are read by rmp/httpbody.
+	"rmp": 176,
 }
 
 // surface counts what a package exports, as go doc shows it: types,

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/httpbody"
 )
 
 // Instances of -store etcd forward requests to the holder of a shard
@@ -259,7 +260,7 @@ func (g *Gateway) forwardGate(next, admin http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		var rb *rmp.Body
+		var rb *httpbody.Body
 		body := func() ([]byte, bool) {
 			if rb = g.readBody(w, r, r.URL.Path == "/rmp"); rb == nil {
 				return nil, false

@@ -25,6 +25,7 @@ import (
 
 	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/httpbody"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
@@ -78,8 +79,8 @@ type Gateway struct {
 	auth            *clusterAuth
 	refusedForwards atomic.Uint64
 	log             *slog.Logger
-	bodies          *rmp.BodyBudget // -max-inflight-bytes, shared by every node and handler
-	mux             *http.ServeMux  // the whole API, on one listener
+	bodies          *httpbody.Budget // -max-inflight-bytes, shared by every node and handler
+	mux             *http.ServeMux   // the whole API, on one listener
 	// With -admin-listen: the public routes and the admin routes apart.
 	publicMux, adminMux *http.ServeMux
 	// The muxes behind forwardGate, as the listeners serve them.
@@ -154,7 +155,7 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	g := &Gateway{cfg: cfg, inst: inst, clk: rmp.RealClock(), opts: opts, token: token, peerTLS: ptls, auth: auth, log: log,
-		forward: operatorClient(cfg.ForwardTimeout, auth.clientTLS(ptls.config)), bodies: rmp.NewBodyBudget(cfg.MaxInflightBytes)}
+		forward: operatorClient(cfg.ForwardTimeout, auth.clientTLS(ptls.config)), bodies: httpbody.NewBudget(cfg.MaxInflightBytes)}
 	if cfg.FakeClock {
 		start := cfg.FakeClockStart
 		if start.IsZero() {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/httpbody"
 )
 
 // With -store etcd a request about one group goes to the node of the
@@ -121,23 +122,23 @@ func (g *Gateway) forwardTo(ctx context.Context, r *http.Request, body []byte, b
 	return resp.StatusCode, resp.Header, answer, nil
 }
 
-// readBody reads a request body with rmp.ReadBody: decoded, within
+// readBody reads a request body with httpbody.Read: decoded, within
 // -max-body and -max-inflight-bytes. It answers a refusal itself (400,
 // 413, 415, 503; as JSON, or as plain text for the RMP endpoint) and
 // returns nil then; the caller releases the body once it has answered.
-func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request, plain bool) *rmp.Body {
-	if b, ok := r.Context().Value(forwardedBodyKey{}).(*rmp.Body); ok {
+func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request, plain bool) *httpbody.Body {
+	if b, ok := r.Context().Value(forwardedBodyKey{}).(*httpbody.Body); ok {
 		return b // read and authenticated by forwardGate
 	}
-	body, err := rmp.ReadBody(w, r, rmp.BodyLimits{MaxBody: g.cfg.MaxBody, Budget: g.bodies})
+	body, err := httpbody.Read(w, r, httpbody.Limits{MaxBody: g.cfg.MaxBody, Budget: g.bodies})
 	if err == nil {
 		return body
 	}
 	if plain {
-		rmp.WriteBodyError(w, err)
+		httpbody.WriteError(w, err)
 		return nil
 	}
-	be := &rmp.BodyError{Status: http.StatusBadRequest, Reason: err.Error()}
+	be := &httpbody.Error{Status: http.StatusBadRequest, Reason: err.Error()}
 	errors.As(err, &be)
 	be.SetHeaders(w.Header())
 	writeError(w, be.Status, be.Reason)

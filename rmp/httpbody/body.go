@@ -1,10 +1,9 @@
-package rmp
-
-// Reading a request body safely: decoded (Content-Encoding), bounded in
-// decoded bytes, and within a budget of bytes shared by every request
-// being served, so that many large bodies at once cannot exhaust memory
-// (issue 18). The RMP endpoint, the gateway's submit API and its proxy
-// routes all read bodies with ReadBody.
+// Package httpbody reads HTTP request bodies safely: decoded
+// (Content-Encoding), bounded in decoded bytes, and within a budget of
+// bytes shared by every request being served, so that many large bodies at
+// once cannot exhaust memory (issue 18). The RMP endpoint (rmp.Node), the
+// gateway's submit API and its proxy routes all read bodies with Read.
+package httpbody
 
 import (
 	"bufio"
@@ -19,31 +18,31 @@ import (
 	"sync"
 )
 
-// DefaultMaxInflightBytes is the default BodyBudget of a Node.
+// DefaultMaxInflightBytes is the default Budget of an rmp.Node.
 const DefaultMaxInflightBytes = 64 << 20
 
-// BodyBudget bounds the bytes of request bodies held at once, by every
-// ReadBody that shares it: the buffer a body is read into is reserved as
+// Budget bounds the bytes of request bodies held at once, by every
+// Read that shares it: the buffer a body is read into is reserved as
 // it grows and given back when the request is answered (Body.Release).
 // It never waits: a request that finds it spent is answered 503 with
 // Retry-After, which a WS-R sender treats as no ack and resends (D26).
-type BodyBudget struct {
+type Budget struct {
 	mu    sync.Mutex
 	limit int64
 	used  int64 // ≤ limit
 }
 
-// NewBodyBudget returns a budget of limit bytes (at least 1).
-func NewBodyBudget(limit int64) *BodyBudget { return &BodyBudget{limit: max(limit, 1)} }
+// NewBudget returns a budget of limit bytes (at least 1).
+func NewBudget(limit int64) *Budget { return &Budget{limit: max(limit, 1)} }
 
 // InUse returns the bytes reserved now.
-func (b *BodyBudget) InUse() int64 {
+func (b *Budget) InUse() int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.used
 }
 
-func (b *BodyBudget) reserve(n int64) bool {
+func (b *Budget) reserve(n int64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.used+n > b.limit {
@@ -53,26 +52,26 @@ func (b *BodyBudget) reserve(n int64) bool {
 	return true
 }
 
-func (b *BodyBudget) release(n int64) {
+func (b *Budget) release(n int64) {
 	b.mu.Lock()
 	b.used -= n
 	b.mu.Unlock()
 }
 
-// BodyLimits say how ReadBody reads a body.
-type BodyLimits struct {
+// Limits say how Read reads a body.
+type Limits struct {
 	// MaxBody bounds the decoded body (and the bytes on the wire); larger
 	// is 413. Zero or negative means 4 MiB.
 	MaxBody int64
 	// Budget is shared by the requests being served; nil means none.
-	Budget *BodyBudget
+	Budget *Budget
 }
 
-// Body is a request body read by ReadBody.
+// Body is a request body read by Read.
 type Body struct {
 	// Bytes is the decoded body.
 	Bytes  []byte
-	budget *BodyBudget
+	budget *Budget
 	held   int64
 }
 
@@ -87,18 +86,18 @@ func (b *Body) Release() {
 	b.budget, b.held = nil, 0
 }
 
-// BodyError is a body ReadBody refused: the HTTP status to answer (400,
+// Error is a body Read refused: the HTTP status to answer (400,
 // 413, 415 or 503) and why.
-type BodyError struct {
+type Error struct {
 	Status int
 	Reason string
 }
 
-func (e *BodyError) Error() string { return e.Reason }
+func (e *Error) Error() string { return e.Reason }
 
 // SetHeaders sets the headers that go with the status: Retry-After on 503,
 // Accept-Encoding on 415 (RFC 9110 §12.5.3).
-func (e *BodyError) SetHeaders(h http.Header) {
+func (e *Error) SetHeaders(h http.Header) {
 	switch e.Status {
 	case http.StatusServiceUnavailable:
 		h.Set("Retry-After", "1")
@@ -107,27 +106,27 @@ func (e *BodyError) SetHeaders(h http.Header) {
 	}
 }
 
-// WriteBodyError answers err from ReadBody as plain text.
-func WriteBodyError(w http.ResponseWriter, err error) {
+// WriteError answers err from Read as plain text.
+func WriteError(w http.ResponseWriter, err error) {
 	e := bodyError(err)
 	e.SetHeaders(w.Header())
 	http.Error(w, e.Reason, e.Status)
 }
 
-func bodyError(err error) *BodyError {
-	var e *BodyError
+func bodyError(err error) *Error {
+	var e *Error
 	if errors.As(err, &e) {
 		return e
 	}
-	return &BodyError{Status: http.StatusBadRequest, Reason: "reading request body: " + err.Error()}
+	return &Error{Status: http.StatusBadRequest, Reason: "reading request body: " + err.Error()}
 }
 
-// ReadBody reads r's body, decoded according to its Content-Encoding
+// Read reads r's body, decoded according to its Content-Encoding
 // (identity, gzip, x-gzip or deflate — zlib or raw; anything else is 415),
 // at most lim.MaxBody decoded bytes (more is 413: a zip bomb stops there),
 // reserving the buffer from lim.Budget as it grows (spent is 503). Errors
-// are *BodyError. The caller releases the Body once it has answered.
-func ReadBody(w http.ResponseWriter, r *http.Request, lim BodyLimits) (*Body, error) {
+// are *Error. The caller releases the Body once it has answered.
+func Read(w http.ResponseWriter, r *http.Request, lim Limits) (*Body, error) {
 	if lim.MaxBody <= 0 {
 		lim.MaxBody = 4 << 20
 	}
@@ -172,12 +171,12 @@ func contentCoding(values []string) (string, error) {
 			case "", "identity":
 			case "gzip", "x-gzip", "deflate":
 				if coding != "" {
-					return "", &BodyError{Status: http.StatusUnsupportedMediaType,
+					return "", &Error{Status: http.StatusUnsupportedMediaType,
 						Reason: "stacked Content-Encodings are not supported: one of gzip, deflate or identity"}
 				}
 				coding = strings.TrimPrefix(c, "x-")
 			default:
-				return "", &BodyError{Status: http.StatusUnsupportedMediaType,
+				return "", &Error{Status: http.StatusUnsupportedMediaType,
 					Reason: "Content-Encoding " + strconv.Quote(c) + " is not supported: gzip, deflate or identity"}
 			}
 		}
@@ -256,19 +255,19 @@ func (b *Body) shrink(n int64) {
 	}
 }
 
-func tooLarge(limit int64) *BodyError {
-	return &BodyError{Status: http.StatusRequestEntityTooLarge,
+func tooLarge(limit int64) *Error {
+	return &Error{Status: http.StatusRequestEntityTooLarge,
 		Reason: "request body exceeds the configured limit of " + strconv.FormatInt(limit, 10) + " bytes (decoded)"}
 }
 
-func budgetSpent() *BodyError {
-	return &BodyError{Status: http.StatusServiceUnavailable,
+func budgetSpent() *Error {
+	return &Error{Status: http.StatusServiceUnavailable,
 		Reason: "too many request bodies in flight (-max-inflight-bytes); try again"}
 }
 
 // readFailure words an error of reading a body.
 func readFailure(err error, limit int64, coding string) error {
-	var be *BodyError
+	var be *Error
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &be):
@@ -276,7 +275,7 @@ func readFailure(err error, limit int64, coding string) error {
 	case errors.As(err, &tooBig):
 		return tooLarge(limit)
 	case coding != "":
-		return &BodyError{Status: http.StatusBadRequest, Reason: "request body is not valid " + coding + ": " + err.Error()}
+		return &Error{Status: http.StatusBadRequest, Reason: "request body is not valid " + coding + ": " + err.Error()}
 	}
-	return &BodyError{Status: http.StatusBadRequest, Reason: "reading request body: " + err.Error()}
+	return &Error{Status: http.StatusBadRequest, Reason: "reading request body: " + err.Error()}
 }

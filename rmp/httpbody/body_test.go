@@ -1,24 +1,17 @@
-package rmp
+package httpbody
 
 import (
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
-	"unicode/utf16"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/wsrkit/wsrkit/rmp/group"
-	"github.com/wsrkit/wsrkit/soap"
-	"github.com/wsrkit/wsrkit/store/memstore"
 )
 
 // compressed is b written through a compressor.
@@ -45,9 +38,9 @@ func rawDeflated(b []byte) []byte {
 	})
 }
 
-// readBody runs ReadBody on a request with the given body and
+// readBody runs Read on a request with the given body and
 // Content-Encoding; contentLength -1 makes it chunked.
-func readBody(body []byte, encoding string, chunked bool, lim BodyLimits) (*Body, *httptest.ResponseRecorder, error) {
+func readBody(body []byte, encoding string, chunked bool, lim Limits) (*Body, *httptest.ResponseRecorder, error) {
 	r := httptest.NewRequest(http.MethodPost, "/rmp", bytes.NewReader(body))
 	if chunked {
 		r.ContentLength = -1
@@ -56,14 +49,14 @@ func readBody(body []byte, encoding string, chunked bool, lim BodyLimits) (*Body
 		r.Header.Set("Content-Encoding", encoding)
 	}
 	w := httptest.NewRecorder()
-	b, err := ReadBody(w, r, lim)
+	b, err := Read(w, r, lim)
 	return b, w, err
 }
 
 func bodyStatus(t *testing.T, err error) int {
 	t.Helper()
-	be, ok := err.(*BodyError)
-	require.True(t, ok, "want a *BodyError, got %v", err)
+	be, ok := err.(*Error)
+	require.True(t, ok, "want a *Error, got %v", err)
 	return be.Status
 }
 
@@ -76,22 +69,22 @@ func TestReadBodyEncodings(t *testing.T) {
 		"deflate": zlibbed(plain), "Deflate ": rawDeflated(plain), "identity, gzip": gzipped(plain),
 	} {
 		for _, chunked := range []bool{false, true} {
-			b, _, err := readBody(wire, enc, chunked, BodyLimits{MaxBody: 1 << 20})
+			b, _, err := readBody(wire, enc, chunked, Limits{MaxBody: 1 << 20})
 			require.NoError(t, err, enc)
 			require.Equal(t, plain, b.Bytes, enc)
 		}
 	}
 	for _, enc := range []string{"br", "compress", "zstd", "gzip, gzip", "gzip, deflate"} {
-		_, w, err := readBody(gzipped(plain), enc, false, BodyLimits{})
+		_, w, err := readBody(gzipped(plain), enc, false, Limits{})
 		require.Equal(t, http.StatusUnsupportedMediaType, bodyStatus(t, err), enc)
-		WriteBodyError(w, err)
+		WriteError(w, err)
 		require.Equal(t, http.StatusUnsupportedMediaType, w.Code)
 		require.Equal(t, "gzip, deflate", w.Header().Get("Accept-Encoding"), "RFC 9110 §12.5.3")
 	}
 	for enc, wire := range map[string][]byte{
 		"gzip": plain, "deflate": []byte("\x78\x9c not deflate"), "x-gzip": gzipped(plain)[:40],
 	} {
-		_, _, err := readBody(wire, enc, false, BodyLimits{})
+		_, _, err := readBody(wire, enc, false, Limits{})
 		require.Equal(t, http.StatusBadRequest, bodyStatus(t, err), enc)
 	}
 }
@@ -101,21 +94,21 @@ func TestReadBodyEncodings(t *testing.T) {
 func TestReadBodyZipBomb(t *testing.T) {
 	bomb := gzipped(make([]byte, 64<<20)) // 64 MiB of zeros in ~64 KiB
 	require.Less(t, len(bomb), 1<<20)
-	budget := NewBodyBudget(8 << 20)
+	budget := NewBudget(8 << 20)
 	for _, enc := range []string{"gzip", "deflate"} {
 		wire := bomb
 		if enc == "deflate" {
 			wire = zlibbed(make([]byte, 64<<20))
 		}
-		_, _, err := readBody(wire, enc, false, BodyLimits{MaxBody: 1 << 20, Budget: budget})
+		_, _, err := readBody(wire, enc, false, Limits{MaxBody: 1 << 20, Budget: budget})
 		require.Equal(t, http.StatusRequestEntityTooLarge, bodyStatus(t, err), enc)
 		require.Zero(t, budget.InUse(), "a refused body's buffer is given back")
 	}
 	// Exactly MaxBody decoded is fine; the wire size is bounded too.
-	b, _, err := readBody(gzipped(make([]byte, 1<<20)), "gzip", false, BodyLimits{MaxBody: 1 << 20})
+	b, _, err := readBody(gzipped(make([]byte, 1<<20)), "gzip", false, Limits{MaxBody: 1 << 20})
 	require.NoError(t, err)
 	require.Len(t, b.Bytes, 1<<20)
-	_, _, err = readBody(make([]byte, 1<<20+1), "", true, BodyLimits{MaxBody: 1 << 20})
+	_, _, err = readBody(make([]byte, 1<<20+1), "", true, Limits{MaxBody: 1 << 20})
 	require.Equal(t, http.StatusRequestEntityTooLarge, bodyStatus(t, err))
 }
 
@@ -123,15 +116,15 @@ func TestReadBodyZipBomb(t *testing.T) {
 // buffers they are read into; a spent budget is 503 with Retry-After, and
 // a released body makes room again.
 func TestReadBodyBudget(t *testing.T) {
-	budget := NewBodyBudget(10 << 10)
-	lim := BodyLimits{MaxBody: 8 << 10, Budget: budget}
+	budget := NewBudget(10 << 10)
+	lim := Limits{MaxBody: 8 << 10, Budget: budget}
 	first, _, err := readBody(make([]byte, 6<<10), "", false, lim)
 	require.NoError(t, err)
 	require.Equal(t, int64(6<<10+1), budget.InUse(), "Content-Length sized the one buffer")
 	for _, chunked := range []bool{false, true} {
 		_, w, err := readBody(make([]byte, 6<<10), "", chunked, lim)
 		require.Equal(t, http.StatusServiceUnavailable, bodyStatus(t, err))
-		WriteBodyError(w, err)
+		WriteError(w, err)
 		require.Equal(t, "1", w.Header().Get("Retry-After"))
 		require.Contains(t, w.Body.String(), "-max-inflight-bytes")
 	}
@@ -150,70 +143,4 @@ func TestReadBodyBudget(t *testing.T) {
 	require.Len(t, second.Bytes, 4<<10-1)
 	second.Release()
 	require.Zero(t, budget.InUse())
-}
-
-func utf16LE(s string) []byte {
-	out := []byte{0xFF, 0xFE}
-	for _, u := range utf16.Encode([]rune(s)) {
-		out = append(out, byte(u), byte(u>>8))
-	}
-	return out
-}
-
-// Issue 17 item 5 at the RMP endpoint: a gzip and a UTF-16 envelope are
-// served like a plain one (acknowledged, delivered in UTF-8); a bomb is
-// 413, an unknown coding 415.
-func TestServeHTTPEncodings(t *testing.T) {
-	rc := newCollector()
-	cfg := nodeConfig("r", memstore.New(memstore.Options{}), rc)
-	cfg.MaxBody = 1 << 20
-	n, err := Open(cfg)
-	require.NoError(t, err)
-	defer n.Close(context.Background())
-	srv := httptest.NewServer(n)
-	defer srv.Close()
-	envelope := func(gid string) []byte {
-		req := &soap.Request{
-			MessageID:    soap.MessageID{GroupID: gid},
-			ExpiryTime:   time.Now().Add(time.Hour).UTC().Truncate(time.Second),
-			ReplyPattern: soap.ReplyPattern{Value: group.ReplyResponse},
-			Flags:        group.Flags{AckRequested: true},
-		}
-		env, err := soap.AppendRequestEnvelope(nil, soap.SOAP11, req, []byte(`<p:b xmlns:p="urn:p">größe</p:b>`))
-		require.NoError(t, err)
-		return env
-	}
-	post := func(body []byte, ct, enc string) (int, string) {
-		req, err := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", ct)
-		if enc != "" {
-			req.Header.Set("Content-Encoding", enc)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
-	st, ack := post(gzipped(envelope("urn:gz")), soap.ContentTypeSOAP11, "gzip")
-	require.Equal(t, http.StatusOK, st, ack)
-	require.Contains(t, ack, `groupId="urn:gz"`)
-	st, ack = post(zlibbed(envelope("urn:deflate")), soap.ContentTypeSOAP11, "deflate")
-	require.Equal(t, http.StatusOK, st, ack)
-	require.Contains(t, ack, `groupId="urn:deflate"`)
-	st, ack = post(utf16LE(`<?xml version="1.0" encoding="UTF-16"?>`+string(envelope("urn:utf16"))), "text/xml; charset=utf-16", "")
-	require.Equal(t, http.StatusOK, st, ack)
-	require.Contains(t, ack, `groupId="urn:utf16"`)
-	rc.waitFor(t, "three deliveries", func() bool { return len(rc.delivered) == 3 })
-	for _, d := range rc.delivered {
-		require.Contains(t, d, ">größe</p:b>", "delivered in UTF-8")
-	}
-
-	st, _ = post(gzipped(append(envelope("urn:bomb"), make([]byte, 2<<20)...)), soap.ContentTypeSOAP11, "gzip")
-	require.Equal(t, http.StatusRequestEntityTooLarge, st)
-	st, msg := post(envelope("urn:br"), soap.ContentTypeSOAP11, "br")
-	require.Equal(t, http.StatusUnsupportedMediaType, st)
-	require.Contains(t, msg, `"br"`)
-	require.Zero(t, n.cfg.Bodies.InUse(), "every body is given back once answered")
 }
