@@ -49,6 +49,7 @@ import (
 	"github.com/wsrkit/wsrkit/internal/testpki"
 	"github.com/wsrkit/wsrkit/rmp"
 	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
 	"github.com/wsrkit/wsrkit/store"
@@ -430,7 +431,7 @@ func newE2ERig(b *testing.B, kind string, groups int, outcomes rmp.OutcomeHandle
 	// One connection per group; the default 16 would cap the 64-group run
 	// at 16 messages in flight.
 	tc := rmp.HTTPTransportConfig{MaxPerDestination: max(16, groups),
-		Outbound: &rmp.OutboundPolicy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}}
+		Outbound: &outbound.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}}
 	if link != "plain" {
 		ca := testpki.NewCA(b, "bench CA")
 		srv.TLS = &tls.Config{Certificates: []tls.Certificate{ca.Server(b, "receiver").TLS},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wsrkit/wsrkit/rmp"
 	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/store/memstore"
 )
@@ -74,7 +75,7 @@ func ExampleNode_Submit() {
 	cfg := rmp.NodeConfig{
 		Store: memstore.New(memstore.Options{}),
 		// The default policy calls public addresses only.
-		Outbound: rmp.OutboundPolicy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}},
+		Outbound: outbound.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}},
 		Outcomes: rmp.OutcomeFunc(func(_ context.Context, o sender.Outcome) error {
 			outcomes <- o
 			return nil

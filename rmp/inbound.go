@@ -8,6 +8,7 @@ import (
 
 	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
@@ -25,7 +26,7 @@ type Inbound struct {
 	payloadErr error
 	action     string // stored and delivered with the message
 	peer       Peer   // the sender's verified identity (mutual TLS)
-	// The ReplyTo URLs the driver's OutboundPolicy refuses (CheckOutbound).
+	// The ReplyTo URLs the driver's outbound.Policy refuses (CheckOutbound).
 	replyToRefused, pollReplyToRefused bool
 	addr                               string // the sender's IP address (clientAddr), for quotas
 }
@@ -96,7 +97,7 @@ func parseInbound(contentType, soapAction string, body []byte, opts soap.ParseOp
 // its PollRequest's) that p refuses, so that the engine refuses them
 // (InvalidReplyPattern, InvalidPollRequest) and never calls them. A URL
 // that is not absolute http(s) is left to the receiver's own checks.
-func (in *Inbound) CheckOutbound(p *OutboundPolicy) {
+func (in *Inbound) CheckOutbound(p *outbound.Policy) {
 	if in.env == nil {
 		return
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/httpbody"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/store"
@@ -90,7 +91,7 @@ type NodeConfig struct {
 	// the default transport also checks every dial. The zero value allows
 	// public addresses only; a loopback or private deployment lists its
 	// ranges in Allow.
-	Outbound OutboundPolicy
+	Outbound outbound.Policy
 	// Clock is the time source; default the real clock.
 	Clock Clock
 	// Consumer takes deliveries; default one that refuses them all, which
@@ -703,7 +704,7 @@ func (n *Node) send(o Outbound) {
 	defer n.busy.Add(-1) // after the result is posted: the ack is work to come
 	res, err := n.cfg.Transport.Do(n.ctx, o.Post)
 	if err != nil {
-		n.log.Debug("send failed", "kind", o.Ref.Kind.String(), "url", RedactURL(o.Post.URL), "err", err)
+		n.log.Debug("send failed", "kind", o.Ref.Kind.String(), "url", outbound.Redact(o.Post.URL), "err", err)
 	} else if o.Ref.Kind != OutCallback {
 		// Parsed here, not on the engine's loop (as ServeHTTP does).
 		res = res.WithParsedReply(n.cfg.Engine.Parse)

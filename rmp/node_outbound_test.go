@@ -15,6 +15,7 @@ import (
 
 	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
 	"github.com/wsrkit/wsrkit/store/memstore"
@@ -39,7 +40,7 @@ func (r *recordingTransport) posted() []string {
 	return append([]string(nil), r.urls...)
 }
 
-// TestNodeRefusesDestinationsByPolicy: under the default OutboundPolicy a
+// TestNodeRefusesDestinationsByPolicy: under the default outbound.Policy a
 // Callback ReplyTo on the metadata, link-local or loopback address is
 // refused with InvalidReplyPattern, a PollRequest ReplyTo there with
 // InvalidPollRequest, a submission to a private address with
@@ -48,7 +49,7 @@ func TestNodeRefusesDestinationsByPolicy(t *testing.T) {
 	rc := newCollector()
 	tr := &recordingTransport{}
 	cfg := nodeConfig("r", memstore.New(memstore.Options{}), rc)
-	cfg.Outbound, cfg.Transport = OutboundPolicy{}, tr
+	cfg.Outbound, cfg.Transport = outbound.Policy{}, tr
 	n, err := Open(cfg)
 	require.NoError(t, err)
 	defer n.Close(context.Background())
@@ -89,7 +90,7 @@ func TestNodeRefusesDestinationsByPolicy(t *testing.T) {
 	_, err = n.Submit(context.Background(), Submission{
 		To: "http://10.1.2.3/rmp", Lifetime: time.Minute, Pattern: group.ReplyResponse, Payload: []byte("<m/>")})
 	require.ErrorIs(t, err, sender.ErrInvalidSubmission)
-	require.ErrorIs(t, err, ErrOutboundRefused)
+	require.ErrorIs(t, err, outbound.ErrRefused)
 
 	// Give any (wrongly) queued callback time to be attempted.
 	time.Sleep(100 * time.Millisecond)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
 	"github.com/wsrkit/wsrkit/store"
@@ -92,7 +93,7 @@ func nodeConfig(id string, st store.Store, c *collector) NodeConfig {
 
 // loopbackOnly lets test nodes call each other on loopback (#18: the
 // default policy refuses loopback destinations).
-var loopbackOnly = OutboundPolicy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}}
+var loopbackOnly = outbound.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}}
 
 func TestNodeOverLoopbackAllPatternsAndVersions(t *testing.T) {
 	// R72, R74, R77, R84: one receiver node behind an httptest server; a

@@ -1,8 +1,9 @@
 package rmp
 
 import (
-	"net/url"
 	"sync"
+
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 )
 
 // noAckWarnings logs, at warn level, why a reliable message's transmission
@@ -44,15 +45,5 @@ func (n *Node) warnNoAck(o Outbound, res PostResult, err error) {
 		return
 	}
 	n.log.Warn("no acknowledgement from the destination (logged once per group)",
-		"group", o.Ref.Message.GroupID, "url", RedactURL(o.Post.URL), "attempt", o.Ref.Attempt, "reason", tr.Detail)
-}
-
-// RedactURL is a destination URL fit for the log: a password in its user
-// information is masked (a peer's URL may carry credentials).
-func RedactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
+		"group", o.Ref.Message.GroupID, "url", outbound.Redact(o.Post.URL), "attempt", o.Ref.Attempt, "reason", tr.Detail)
 }

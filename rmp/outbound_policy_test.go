@@ -15,89 +15,9 @@ import (
 	"testing"
 
 	"golang.org/x/net/dns/dnsmessage"
+
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 )
-
-// The policy decides on addresses alone; nothing here is dialled.
-func TestOutboundPolicyAddresses(t *testing.T) {
-	loop := &OutboundPolicy{Allow: mustAllow(t, "127.0.0.0/8,::1/128")}
-	everything := &OutboundPolicy{Allow: mustAllow(t, "0.0.0.0/0,::/0")}
-	for _, c := range []struct {
-		addr                 string
-		byDefault, loop, all bool // allowed?
-	}{
-		{"169.254.169.254", false, false, false}, // cloud metadata
-		{"::ffff:169.254.169.254", false, false, false},
-		{"169.254.1.1", false, false, false},
-		{"fe80::1", false, false, false},
-		{"fe80::1%eth0", false, false, false},
-		{"100.100.100.200", false, false, false}, // Alibaba metadata
-		{"fd00:ec2::254", false, false, false},   // AWS IPv6 metadata
-		{"0.0.0.0", false, false, false},
-		{"::", false, false, false},
-		{"224.0.0.1", false, false, false},
-		{"ff02::1", false, false, false},
-		{"255.255.255.255", false, false, false},
-		{"127.0.0.1", false, true, true},
-		{"127.1.2.3", false, true, true},
-		{"::1", false, true, true},
-		{"::ffff:127.0.0.1", false, true, true},
-		{"10.1.2.3", false, false, true},
-		{"172.16.0.1", false, false, true},
-		{"192.168.1.1", false, false, true},
-		{"fc00::1", false, false, true},
-		{"100.64.0.1", false, false, true},
-		{"0.1.2.3", false, false, true},
-		{"8.8.8.8", true, true, true},
-		{"2001:4860:4860::8888", true, true, true},
-	} {
-		a := netip.MustParseAddr(c.addr)
-		for _, p := range []struct {
-			name string
-			pol  *OutboundPolicy
-			want bool
-		}{{"default", &OutboundPolicy{}, c.byDefault}, {"loopback", loop, c.loop}, {"everything", everything, c.all}} {
-			err := p.pol.CheckAddr(a)
-			if got := err == nil; got != p.want {
-				t.Errorf("%s policy, %s: allowed=%v (%v), want %v", p.name, c.addr, got, err, p.want)
-			}
-			if err != nil && !errors.Is(err, ErrOutboundRefused) {
-				t.Errorf("%s: error %v is not ErrOutboundRefused", c.addr, err)
-			}
-		}
-	}
-}
-
-func TestOutboundPolicyURLs(t *testing.T) {
-	def := &OutboundPolicy{}
-	for _, u := range []string{"http://169.254.169.254/latest/meta-data", "http://[fe80::1%25eth0]:80/",
-		"http://localhost:8080/rmp", "http://a.localhost./x", "http://127.0.0.1:1/rmp", "https://[::1]/",
-		"http://[::ffff:10.0.0.1]/", "ftp://example.com/", "/relative"} {
-		if err := def.CheckURL(u); !errors.Is(err, ErrOutboundRefused) {
-			t.Errorf("CheckURL(%q) = %v, want refused", u, err)
-		}
-	}
-	// Names other than localhost are decided at dial time.
-	for _, u := range []string{"http://example.com/rmp", "https://peer.example:8443/x", "http://8.8.8.8/"} {
-		if err := def.CheckURL(u); err != nil {
-			t.Errorf("CheckURL(%q) = %v, want allowed", u, err)
-		}
-	}
-	if err := (&OutboundPolicy{Allow: mustAllow(t, "127.0.0.1")}).CheckURL("http://localhost:9/"); err != nil {
-		t.Errorf("localhost with 127.0.0.1 allowed: %v", err)
-	}
-	if _, err := ParseOutboundAllow("127.0.0.0/8,nonsense"); err == nil || !strings.Contains(err.Error(), "nonsense") {
-		t.Errorf("ParseOutboundAllow(nonsense) = %v", err)
-	}
-}
-
-func mustAllow(t *testing.T, s string) []netip.Prefix {
-	t.Helper()
-	p, err := ParseOutboundAllow(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 // TestHTTPTransportChecksResolvedAddress: the check runs at dial time on
 // the address a name resolved to, so a name that resolves (or rebinds) to
@@ -122,15 +42,15 @@ func TestHTTPTransportChecksResolvedAddress(t *testing.T) {
 		}
 		return nil
 	}
-	newTransport := func(pol *OutboundPolicy) *HTTPTransport {
+	newTransport := func(pol *outbound.Policy) *HTTPTransport {
 		return NewHTTPTransport(HTTPTransportConfig{Outbound: pol, resolver: fakeResolver(zone), testControl: record})
 	}
 
-	def := newTransport(&OutboundPolicy{})
+	def := newTransport(&outbound.Policy{})
 	for _, name := range []string{"meta.test", "private.test", "self.test"} {
 		_, err := def.Do(context.Background(), Post{URL: "http://" + name + ":" + port + "/"})
-		if !errors.Is(err, ErrOutboundRefused) {
-			t.Errorf("default policy, %s: err = %v, want ErrOutboundRefused", name, err)
+		if !errors.Is(err, outbound.ErrRefused) {
+			t.Errorf("default policy, %s: err = %v, want outbound.ErrRefused", name, err)
 		}
 	}
 	mu.Lock()
@@ -139,12 +59,12 @@ func TestHTTPTransportChecksResolvedAddress(t *testing.T) {
 	}
 	mu.Unlock()
 
-	loop := newTransport(&OutboundPolicy{Allow: mustAllow(t, "127.0.0.0/8")})
+	loop := newTransport(&outbound.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
 	res, err := loop.Do(context.Background(), Post{URL: "http://self.test:" + port + "/"})
 	if err != nil || string(res.Body) != "ok" {
 		t.Fatalf("allowed loopback name: %+v, %v", res, err)
 	}
-	if _, err := loop.Do(context.Background(), Post{URL: "http://meta.test:" + port + "/"}); !errors.Is(err, ErrOutboundRefused) {
+	if _, err := loop.Do(context.Background(), Post{URL: "http://meta.test:" + port + "/"}); !errors.Is(err, outbound.ErrRefused) {
 		t.Errorf("metadata with loopback allowed: err = %v", err)
 	}
 	mu.Lock()
@@ -154,14 +74,14 @@ func TestHTTPTransportChecksResolvedAddress(t *testing.T) {
 	mu.Unlock()
 
 	// An operator's origin (a -route target) is exempt; only that origin.
-	op := newTransport(&OutboundPolicy{Exempt: []string{"HTTP://127.0.0.1:" + port}})
+	op := newTransport(&outbound.Policy{Exempt: []string{"HTTP://127.0.0.1:" + port}})
 	if err := op.cfg.Outbound.CheckURL(srv.URL + "/x"); err != nil {
 		t.Errorf("exempt origin: %v", err)
 	}
 	if res, err := op.Do(context.Background(), Post{URL: srv.URL + "/x"}); err != nil || string(res.Body) != "ok" {
 		t.Errorf("exempt origin: %+v, %v", res, err)
 	}
-	if _, err := op.Do(context.Background(), Post{URL: "http://self.test:" + port + "/"}); !errors.Is(err, ErrOutboundRefused) {
+	if _, err := op.Do(context.Background(), Post{URL: "http://self.test:" + port + "/"}); !errors.Is(err, outbound.ErrRefused) {
 		t.Errorf("another origin at the same address: err = %v, want refused", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/soap"
 )
 
@@ -104,9 +105,9 @@ type HTTPTransportConfig struct {
 	TLS *tls.Config
 	// Outbound is checked on every connection the transport dials (RMP
 	// traffic goes to URLs that peers and producers chose); nil means the
-	// zero OutboundPolicy, public addresses only. A Client of the caller's
+	// zero outbound.Policy, public addresses only. A Client of the caller's
 	// own dials as it was built to: then only literal addresses are checked.
-	Outbound *OutboundPolicy
+	Outbound *outbound.Policy
 	// Client is the http.Client to use; nil means NewHTTPClient(cfg).
 	Client *http.Client
 
@@ -134,7 +135,7 @@ const maxCachedURLs = 1024
 func NewHTTPTransport(cfg HTTPTransportConfig) *HTTPTransport {
 	cfg = cfg.withDefaults()
 	if cfg.Outbound == nil {
-		cfg.Outbound = &OutboundPolicy{}
+		cfg.Outbound = &outbound.Policy{}
 	}
 	t := &HTTPTransport{cfg: cfg, client: cfg.Client, slots: map[string]chan struct{}{}, byURL: map[string]chan struct{}{}}
 	if t.client == nil {
@@ -185,7 +186,7 @@ func NewHTTPClient(cfg HTTPTransportConfig) *http.Client {
 	if p := cfg.Outbound; p != nil {
 		proxy = nil
 		d.Control = func(network, address string, c syscall.RawConn) error {
-			if err := p.control(network, address, c); err != nil {
+			if err := p.Control(network, address, c); err != nil {
 				return err
 			}
 			if cfg.testControl != nil {
@@ -232,7 +233,7 @@ func (t *HTTPTransport) slot(rawURL string) (chan struct{}, error) {
 	if err := t.cfg.Outbound.CheckURL(rawURL); err != nil {
 		return nil, err // a literal refused address: no dial at all
 	}
-	key := origin(u)
+	key := outbound.Origin(u)
 	s, ok := t.slots[key]
 	if !ok {
 		s = make(chan struct{}, t.cfg.MaxPerDestination)
@@ -275,7 +276,7 @@ func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
 		req.Header.Set("SOAPAction", soap.SOAPAction(p.SOAPAction))
 	}
 	client := t.client
-	if t.direct != nil && t.cfg.Outbound.exempt(origin(req.URL)) {
+	if t.direct != nil && t.cfg.Outbound.Exempts(outbound.Origin(req.URL)) {
 		client = t.direct // the operator's own destination
 	}
 	resp, err := client.Do(req)

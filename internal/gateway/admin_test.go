@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 )
 
 // do sends an admin request with an optional bearer token and returns the
@@ -214,5 +214,5 @@ func TestErrorsMaskURLPasswords(t *testing.T) {
 	_, err := serviceAnswer("https://svc:hunter2@svc.example/orders", 503, nil)
 	require.ErrorContains(t, err, "svc.example")
 	require.NotContains(t, err.Error(), "hunter2")
-	require.Equal(t, "https://svc:xxxxx@svc.example/x", rmp.RedactURL("https://svc:hunter2@svc.example/x"))
+	require.Equal(t, "https://svc:xxxxx@svc.example/x", outbound.Redact("https://svc:hunter2@svc.example/x"))
 }

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 )
 
 // Config is the gateway's configuration: one field per `wsrkit serve` flag.
@@ -167,7 +167,7 @@ type Config struct {
 	AdminTokenFile string
 	MetricsPublic  bool
 	// AllowOutbound lists the loopback and private ranges that ReplyTo
-	// URLs and submitted destinations may name (rmp.OutboundPolicy); the
+	// URLs and submitted destinations may name (outbound.Policy); the
 	// operator's own -deliver and -notify URLs are not checked.
 	AllowOutbound []netip.Prefix
 
@@ -459,7 +459,7 @@ func (p *prefixes) String() string {
 }
 
 func (p *prefixes) Set(s string) error {
-	v, err := rmp.ParseOutboundAllow(s)
+	v, err := outbound.ParseAllow(s)
 	if err != nil {
 		return err
 	}

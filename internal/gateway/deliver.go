@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/soap"
 )
 
@@ -72,10 +73,10 @@ func serviceAnswer(url string, status int, body []byte) ([]byte, error) {
 		if soap.FinalFault(env.Fault.SOAPCode) {
 			return bodyContent(env), nil
 		}
-		return nil, fmt.Errorf("deliver %s: HTTP %d, SOAP Fault %s: %s", rmp.RedactURL(url), status, env.Fault.SOAPCode, env.Fault.Reason)
+		return nil, fmt.Errorf("deliver %s: HTTP %d, SOAP Fault %s: %s", outbound.Redact(url), status, env.Fault.SOAPCode, env.Fault.Reason)
 	}
 	if status/100 != 2 {
-		return nil, fmt.Errorf("deliver %s: HTTP %d", rmp.RedactURL(url), status)
+		return nil, fmt.Errorf("deliver %s: HTTP %d", outbound.Redact(url), status)
 	}
 	return bodyContent(env), nil
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp"
 	"github.com/wsrkit/wsrkit/rmp/httpbody"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
@@ -252,8 +253,8 @@ func (g *Gateway) dropShard(shard int, cluster string) {
 
 // outbound is the policy of -allow-outbound; the -route targets are the
 // operator's, exempt.
-func (c *Config) outbound() *rmp.OutboundPolicy {
-	p := &rmp.OutboundPolicy{Allow: c.AllowOutbound}
+func (c *Config) outbound() *outbound.Policy {
+	p := &outbound.Policy{Allow: c.AllowOutbound}
 	for _, to := range c.Routes {
 		if u, err := url.Parse(to); err == nil {
 			p.Exempt = append(p.Exempt, u.Scheme+"://"+u.Host)

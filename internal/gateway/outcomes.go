@@ -9,7 +9,7 @@ import (
 	"net/http"
 
 	"github.com/wsrkit/wsrkit/faults"
-	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 )
 
@@ -133,7 +133,7 @@ func (h *outcomeHandler) notify(ctx context.Context, j OutcomeJSON) error {
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("notify %s: HTTP %d", rmp.RedactURL(h.url), resp.StatusCode)
+		return fmt.Errorf("notify %s: HTTP %d", outbound.Redact(h.url), resp.StatusCode)
 	}
 	return nil
 }

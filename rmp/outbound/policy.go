@@ -1,4 +1,8 @@
-package rmp
+// Package outbound is the policy for the URLs an RMP calls that a peer or
+// a producer chose (a Callback or PollRequest ReplyTo, a submission's To):
+// which addresses it may connect to, checked when a URL comes in and again
+// at every dial, after name resolution.
+package outbound
 
 import (
 	"errors"
@@ -10,18 +14,18 @@ import (
 	"syscall"
 )
 
-// ErrOutboundRefused is returned for a destination the OutboundPolicy
+// ErrRefused is returned for a destination the Policy
 // does not let the RMP call.
-var ErrOutboundRefused = errors.New("rmp: outbound destination refused by policy")
+var ErrRefused = errors.New("rmp: outbound destination refused by policy")
 
-// OutboundPolicy decides which addresses an RMP may call at the URLs a
+// Policy decides which addresses an RMP may call at the URLs a
 // peer or a producer chose: a Callback ReplyTo, a PollRequest ReplyTo, a
 // submission's To. The zero value is the secure default: public unicast
 // addresses only. Literal addresses are checked when a URL comes in; every
 // connection is checked again at dial time against the address it is
 // about to connect to, after name resolution, so a name that resolves (or
 // rebinds) to a refused address is refused too.
-type OutboundPolicy struct {
+type Policy struct {
 	// Allow lists loopback and private ranges that may be called too (a
 	// loopback or private deployment). Link-local, cloud metadata,
 	// unspecified, multicast and broadcast addresses are refused whatever
@@ -33,11 +37,12 @@ type OutboundPolicy struct {
 	Exempt []string
 }
 
-// origin is u's scheme://host[:port], lowercased: what Exempt lists and
-// what an HTTPTransport keys its per-destination limits by.
-func origin(u *url.URL) string { return strings.ToLower(u.Scheme + "://" + u.Host) }
+// Origin is u's scheme://host[:port], lowercased: what Exempt lists and
+// what an rmp.HTTPTransport keys its per-destination limits by.
+func Origin(u *url.URL) string { return strings.ToLower(u.Scheme + "://" + u.Host) }
 
-func (p *OutboundPolicy) exempt(origin string) bool {
+// Exempts reports whether origin (see Origin) is one of Exempt's.
+func (p *Policy) Exempts(origin string) bool {
 	for _, e := range p.Exempt {
 		if strings.EqualFold(strings.TrimSuffix(e, "/"), origin) {
 			return true
@@ -68,12 +73,12 @@ var restricted = []netip.Prefix{
 }
 
 // CheckAddr says whether the RMP may connect to a.
-func (p *OutboundPolicy) CheckAddr(a netip.Addr) error {
+func (p *Policy) CheckAddr(a netip.Addr) error {
 	a = a.Unmap().WithZone("")
-	refuse := func(why string) error { return fmt.Errorf("%w: %s is %s", ErrOutboundRefused, a, why) }
+	refuse := func(why string) error { return fmt.Errorf("%w: %s is %s", ErrRefused, a, why) }
 	switch {
 	case !a.IsValid():
-		return fmt.Errorf("%w: no address", ErrOutboundRefused)
+		return fmt.Errorf("%w: no address", ErrRefused)
 	case a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast():
 		return refuse("link-local (cloud metadata lives there)")
 	case a.IsUnspecified():
@@ -103,12 +108,12 @@ func (p *OutboundPolicy) CheckAddr(a netip.Addr) error {
 // CheckURL checks what can be known of raw without resolving it: an
 // absolute http(s) URL whose host, when it is an IP literal or a localhost
 // name, is an allowed address. Other host names are checked at dial time.
-func (p *OutboundPolicy) CheckURL(raw string) error {
+func (p *Policy) CheckURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%w: %q is not an absolute http(s) URL", ErrOutboundRefused, raw)
+		return fmt.Errorf("%w: %q is not an absolute http(s) URL", ErrRefused, raw)
 	}
-	if p.exempt(origin(u)) {
+	if p.Exempts(Origin(u)) {
 		return nil
 	}
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
@@ -121,23 +126,23 @@ func (p *OutboundPolicy) CheckURL(raw string) error {
 	return nil
 }
 
-// control is a net.Dialer Control: it runs after resolution, before the
+// Control is a net.Dialer Control: it runs after resolution, before the
 // connection is made, with the address about to be connected to.
-func (p *OutboundPolicy) control(_, address string, _ syscall.RawConn) error {
+func (p *Policy) Control(_, address string, _ syscall.RawConn) error {
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrOutboundRefused, err)
+		return fmt.Errorf("%w: %v", ErrRefused, err)
 	}
 	a, err := netip.ParseAddr(host)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrOutboundRefused, err)
+		return fmt.Errorf("%w: %v", ErrRefused, err)
 	}
 	return p.CheckAddr(a)
 }
 
-// ParseOutboundAllow reads a comma-separated list of CIDR prefixes or
+// ParseAllow reads a comma-separated list of CIDR prefixes or
 // single addresses (the -allow-outbound flag).
-func ParseOutboundAllow(s string) ([]netip.Prefix, error) {
+func ParseAllow(s string) ([]netip.Prefix, error) {
 	var out []netip.Prefix
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
@@ -155,4 +160,14 @@ func ParseOutboundAllow(s string) ([]netip.Prefix, error) {
 		out = append(out, pr.Masked())
 	}
 	return out, nil
+}
+
+// Redact is a destination URL fit for the log: a password in its user
+// information is masked (a peer's URL may carry credentials).
+func Redact(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
 }
