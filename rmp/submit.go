@@ -59,18 +59,10 @@ func (s Submission) Validate(now time.Time, defaultLifetime time.Duration) error
 // the next Ready and transmitted by its Sends; the error is for the producer
 // (bad input, aborted group, bounds full) and then nothing changed.
 func (e *Engine) Submit(now time.Time, s Submission) (sender.MessageRef, error) {
-	v := s.Version
-	if v == 0 {
-		v = soap.SOAP11
+	sub, err := e.prepare(s)
+	if err != nil {
+		return sender.MessageRef{}, err
 	}
-	if !v.Valid() {
-		return sender.MessageRef{}, fmt.Errorf("%w: SOAP version %d", sender.ErrInvalidSubmission, v)
-	}
-	sub := s.sending()
-	if sub.Pattern == group.ReplyCallback && sub.ReplyTo == "" {
-		sub.ReplyTo = e.cfg.ReplyTo
-	}
-	sub.Payload = encodePayload(v, sub.Payload)
 	ref, rd, err := e.send.Submit(now, sub)
 	if err != nil {
 		return sender.MessageRef{}, err
@@ -79,6 +71,57 @@ func (e *Engine) Submit(now time.Time, s Submission) (sender.MessageRef, error) 
 	e.addSender(rd)
 	e.flushFailures(now)
 	return ref, nil
+}
+
+// submitBatch submits subs in order within one input, so that one commit
+// stores them all before any is sent (R21). It is all or nothing: a
+// refusal is a *sender.BatchError naming the first refused submission, and
+// then nothing changed.
+func (e *Engine) submitBatch(now time.Time, subs []Submission) ([]sender.MessageRef, error) {
+	prepared := make([]sender.Submission, len(subs))
+	for i, s := range subs {
+		sub, err := e.prepare(s)
+		if err != nil {
+			return nil, &sender.BatchError{Index: i, Err: err}
+		}
+		prepared[i] = sub
+	}
+	if err := e.send.CheckBatch(now, prepared); err != nil {
+		return nil, err
+	}
+	refs := make([]sender.MessageRef, len(prepared))
+	for i, sub := range prepared {
+		ref, rd, err := e.send.Submit(now, sub)
+		if err != nil {
+			// CheckBatch and Submit disagree: a defect, reported as such;
+			// the submissions before i stay submitted.
+			e.flushFailures(now)
+			return refs[:i], fmt.Errorf("rmp: submission %d of a checked batch refused (%d applied): %w", i, i, err)
+		}
+		e.metrics.Submitted++
+		e.addSender(rd)
+		refs[i] = ref
+	}
+	e.flushFailures(now)
+	return refs, nil
+}
+
+// prepare is the sending RMP's Submission of s: its SOAP version checked,
+// the node's callback address filled in, the payload encoded.
+func (e *Engine) prepare(s Submission) (sender.Submission, error) {
+	v := s.Version
+	if v == 0 {
+		v = soap.SOAP11
+	}
+	if !v.Valid() {
+		return sender.Submission{}, fmt.Errorf("%w: SOAP version %d", sender.ErrInvalidSubmission, v)
+	}
+	sub := s.sending()
+	if sub.Pattern == group.ReplyCallback && sub.ReplyTo == "" {
+		sub.ReplyTo = e.cfg.ReplyTo
+	}
+	sub.Payload = encodePayload(v, sub.Payload)
+	return sub, nil
 }
 
 // Taken reports that the consumer took a delivery (R92).

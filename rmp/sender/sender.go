@@ -110,7 +110,7 @@ func (s *Sender) Submit(now time.Time, sub Submission) (MessageRef, Ready, error
 	if err := checkGroupExpiry(expiry, timing); err != nil {
 		return MessageRef{}, Ready{}, err
 	}
-	if err := s.checkBounds(&sub, g); err != nil {
+	if err := s.checkBounds(&sub, g, nil); err != nil {
 		return MessageRef{}, Ready{}, err
 	}
 
@@ -196,28 +196,50 @@ func (s *Sender) openGroup(now time.Time, key string) *groupState {
 	return g
 }
 
-func (s *Sender) checkBounds(sub *Submission, g *groupState) error {
+// checkBounds refuses a submission the bounds have no room for. add is
+// what the earlier submissions of a batch will hold once applied (nil for
+// one Submit); with it, g == nil may be a group an earlier one opens.
+func (s *Sender) checkBounds(sub *Submission, g *groupState, add *batchLoad) error {
 	l := &s.cfg.Limits
-	newGroup := g == nil
+	newGroup, groupPending := g == nil, 0
+	var more batchLoad
+	var dl destLoad
+	if g != nil {
+		groupPending = len(g.pending)
+	}
+	if add != nil {
+		more, dl = *add, add.dests[sub.To]
+		newGroup = add.opens
+		groupPending += add.groupPending
+	}
 	if len(s.outbox) >= l.MaxOutbox || s.outboxBytes >= l.MaxOutboxBytes {
 		return fmt.Errorf("%w: %d outcomes (%d bytes of business responses) not handled by the producer", ErrBoundsFull, len(s.outbox), s.outboxBytes)
 	}
-	if newGroup && len(s.groups) >= l.MaxGroups {
-		return fmt.Errorf("%w: %d groups", ErrBoundsFull, len(s.groups))
+	if newGroup && len(s.groups)+more.groups >= l.MaxGroups {
+		return fmt.Errorf("%w: %d groups", ErrBoundsFull, len(s.groups)+more.groups)
 	}
 	if !sub.Flags.AckRequested {
 		return nil
 	}
 	size := int64(len(sub.Payload))
-	if s.pending+1 > l.MaxPending || s.pendingBytes+size > l.MaxPendingBytes {
-		return fmt.Errorf("%w: %d messages / %d bytes pending", ErrBoundsFull, s.pending, s.pendingBytes)
+	if s.pending+more.pending+1 > l.MaxPending || s.pendingBytes+more.bytes+size > l.MaxPendingBytes {
+		return fmt.Errorf("%w: %d messages / %d bytes pending", ErrBoundsFull, s.pending+more.pending, s.pendingBytes+more.bytes)
 	}
-	if g != nil && len(g.pending)+1 > l.MaxPendingPerGroup {
-		return fmt.Errorf("%w: %d messages pending in group %s", ErrBoundsFull, len(g.pending), s.idOf(g))
+	if !newGroup && groupPending+1 > l.MaxPendingPerGroup {
+		name := "opened earlier in the batch"
+		if g != nil {
+			name = s.idOf(g)
+		}
+		return fmt.Errorf("%w: %d messages pending in group %s", ErrBoundsFull, groupPending, name)
 	}
-	if d := s.dests[sub.To]; d != nil && (d.pending+1 > l.MaxPendingPerDest || d.bytes+size > l.MaxPendingBytesPerDest) {
-		return fmt.Errorf("%w: %d messages / %d bytes pending for %s", ErrBoundsFull, d.pending, d.bytes, sub.To)
-	} else if d == nil && (1 > l.MaxPendingPerDest || size > l.MaxPendingBytesPerDest) {
+	if d := s.dests[sub.To]; d != nil || dl.pending > 0 {
+		if d != nil {
+			dl.pending, dl.bytes = dl.pending+d.pending, dl.bytes+d.bytes
+		}
+		if dl.pending+1 > l.MaxPendingPerDest || dl.bytes+size > l.MaxPendingBytesPerDest {
+			return fmt.Errorf("%w: %d messages / %d bytes pending for %s", ErrBoundsFull, dl.pending, dl.bytes, sub.To)
+		}
+	} else if 1 > l.MaxPendingPerDest || size > l.MaxPendingBytesPerDest {
 		return fmt.Errorf("%w: message does not fit the per-destination bounds", ErrBoundsFull)
 	}
 	return nil
