@@ -430,8 +430,8 @@ func newE2ERig(b *testing.B, kind string, groups int, outcomes rmp.OutcomeHandle
 	srv := httptest.NewUnstartedServer(timedHandler(r.rn, &r.recvLat))
 	// One connection per group; the default 16 would cap the 64-group run
 	// at 16 messages in flight.
-	tc := rmp.HTTPTransportConfig{MaxPerDestination: max(16, groups),
-		Outbound: &outbound.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}}
+	tc := outbound.Config{MaxPerDestination: max(16, groups),
+		Policy: &outbound.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}}
 	if link != "plain" {
 		ca := testpki.NewCA(b, "bench CA")
 		srv.TLS = &tls.Config{Certificates: []tls.Certificate{ca.Server(b, "receiver").TLS},
@@ -446,7 +446,7 @@ func newE2ERig(b *testing.B, kind string, groups int, outcomes rmp.OutcomeHandle
 	r.url = srv.URL
 	r.polls = &pollCounter{next: rmp.NewHTTPTransport(tc)}
 	// Loopback destinations allowed for submissions too (#18's policy).
-	cfg := rmp.NodeConfig{Store: r.sst, Outcomes: outcomes, Transport: r.polls, Outbound: *tc.Outbound}
+	cfg := rmp.NodeConfig{Store: r.sst, Outcomes: outcomes, Transport: r.polls, Outbound: *tc.Policy}
 	cfg.Engine.Sender.InstanceID = "bench"
 	if set != nil {
 		set(&cfg.Engine.Sender)

@@ -222,7 +222,7 @@ func Open(cfg NodeConfig) (*Node, error) {
 	}
 	if cfg.Transport == nil {
 		pol := cfg.Outbound
-		cfg.Transport = NewHTTPTransport(HTTPTransportConfig{Outbound: &pol})
+		cfg.Transport = NewHTTPTransport(outbound.Config{Policy: &pol})
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = RealClock()

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/store"
 	"github.com/wsrkit/wsrkit/store/memstore"
@@ -70,7 +71,7 @@ func TestNodeSubmitBatchOneCommitInOrder(t *testing.T) {
 	defer rn.Close(context.Background())
 
 	sc := newCollector()
-	log := &commitLog{Store: memstore.New(memstore.Options{}), next: NewHTTPTransport(HTTPTransportConfig{Outbound: &loopbackOnly}),
+	log := &commitLog{Store: memstore.New(memstore.Options{}), next: NewHTTPTransport(outbound.Config{Policy: &loopbackOnly}),
 		storedIn: map[string]int{}}
 	cfg := nodeConfig("s", log, sc)
 	cfg.Transport = log

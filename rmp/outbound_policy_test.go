@@ -43,7 +43,7 @@ func TestHTTPTransportChecksResolvedAddress(t *testing.T) {
 		return nil
 	}
 	newTransport := func(pol *outbound.Policy) *HTTPTransport {
-		return NewHTTPTransport(HTTPTransportConfig{Outbound: pol, resolver: fakeResolver(zone), testControl: record})
+		return NewHTTPTransport(outbound.Config{Policy: pol, Resolver: fakeResolver(zone), Control: record})
 	}
 
 	def := newTransport(&outbound.Policy{})
@@ -75,7 +75,7 @@ func TestHTTPTransportChecksResolvedAddress(t *testing.T) {
 
 	// An operator's origin (a -route target) is exempt; only that origin.
 	op := newTransport(&outbound.Policy{Exempt: []string{"HTTP://127.0.0.1:" + port}})
-	if err := op.cfg.Outbound.CheckURL(srv.URL + "/x"); err != nil {
+	if err := op.cfg.Policy.CheckURL(srv.URL + "/x"); err != nil {
 		t.Errorf("exempt origin: %v", err)
 	}
 	if res, err := op.Do(context.Background(), Post{URL: srv.URL + "/x"}); err != nil || string(res.Body) != "ok" {

@@ -3,17 +3,13 @@ package rmp
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/soap"
@@ -78,50 +74,12 @@ type Transport interface {
 	Do(ctx context.Context, p Post) (PostResult, error)
 }
 
-// HTTPTransportConfig bounds an HTTPTransport.
-type HTTPTransportConfig struct {
-	// Timeout bounds one exchange, response body included. Default 30s.
-	Timeout time.Duration
-	// MaxPerDestination bounds concurrent exchanges per scheme+host, and
-	// the idle connections kept per host. Default 16.
-	MaxPerDestination int
-	// MaxResponseBytes bounds a response body. Default 4 MiB.
-	MaxResponseBytes int64
-	// DialTimeout bounds connecting, name resolution included. Default 10s.
-	DialTimeout time.Duration
-	// TLSHandshakeTimeout bounds a TLS handshake. Default 10s.
-	TLSHandshakeTimeout time.Duration
-	// ResponseHeaderTimeout bounds the wait for the response header once
-	// the request is written. Default Timeout.
-	ResponseHeaderTimeout time.Duration
-	// IdleConnTimeout closes a pooled connection idle this long. Default 90s.
-	IdleConnTimeout time.Duration
-	// MaxIdleConns bounds the idle pool over all destinations (peers
-	// choose ReplyTo URLs). Default 256.
-	MaxIdleConns int
-	// TLS configures https:// exchanges: the roots trusted for peers and
-	// the client certificate presented to them. nil means Go's defaults
-	// (system roots, no certificate).
-	TLS *tls.Config
-	// Outbound is checked on every connection the transport dials (RMP
-	// traffic goes to URLs that peers and producers chose); nil means the
-	// zero outbound.Policy, public addresses only. A Client of the caller's
-	// own dials as it was built to: then only literal addresses are checked.
-	Outbound *outbound.Policy
-	// Client is the http.Client to use; nil means NewHTTPClient(cfg).
-	Client *http.Client
-
-	// Tests: the resolver, and a Control run after Outbound's.
-	resolver    *net.Resolver
-	testControl func(network, address string, c syscall.RawConn) error
-}
-
 // HTTPTransport is a Transport over net/http with keep-alive connection
 // reuse, a timeout per exchange and a concurrency limit per destination.
 type HTTPTransport struct {
-	cfg    HTTPTransportConfig
+	cfg    outbound.Config
 	client *http.Client
-	direct *http.Client // unchecked dials, for cfg.Outbound.Exempt origins; nil without
+	direct *http.Client // unchecked dials, for cfg.Policy.Exempt origins; nil without
 
 	mu    sync.Mutex
 	slots map[string]chan struct{} // per scheme+host; each holds MaxPerDestination tokens
@@ -131,88 +89,25 @@ type HTTPTransport struct {
 // maxCachedURLs bounds HTTPTransport's cache of checked URLs.
 const maxCachedURLs = 1024
 
-// NewHTTPTransport returns an HTTPTransport with cfg's zero fields defaulted.
-func NewHTTPTransport(cfg HTTPTransportConfig) *HTTPTransport {
-	cfg = cfg.withDefaults()
-	if cfg.Outbound == nil {
-		cfg.Outbound = &outbound.Policy{}
+// NewHTTPTransport returns an HTTPTransport with cfg's zero fields
+// defaulted; a nil cfg.Policy is the zero outbound.Policy, public
+// addresses only.
+func NewHTTPTransport(cfg outbound.Config) *HTTPTransport {
+	cfg = cfg.WithDefaults()
+	if cfg.Policy == nil {
+		cfg.Policy = &outbound.Policy{}
 	}
 	t := &HTTPTransport{cfg: cfg, client: cfg.Client, slots: map[string]chan struct{}{}, byURL: map[string]chan struct{}{}}
 	if t.client == nil {
-		t.client = NewHTTPClient(cfg)
-		if len(cfg.Outbound.Exempt) > 0 {
+		t.client = outbound.NewClient(cfg)
+		if len(cfg.Policy.Exempt) > 0 {
 			open := cfg
-			open.Outbound = nil
-			t.direct = NewHTTPClient(open)
+			open.Policy = nil
+			t.direct = outbound.NewClient(open)
 		}
 	}
 	return t
 }
-
-func (cfg HTTPTransportConfig) withDefaults() HTTPTransportConfig {
-	def := func(d *time.Duration, v time.Duration) {
-		if *d <= 0 {
-			*d = v
-		}
-	}
-	def(&cfg.Timeout, 30*time.Second)
-	def(&cfg.DialTimeout, 10*time.Second)
-	def(&cfg.TLSHandshakeTimeout, 10*time.Second)
-	def(&cfg.ResponseHeaderTimeout, cfg.Timeout)
-	def(&cfg.IdleConnTimeout, 90*time.Second)
-	if cfg.MaxPerDestination <= 0 {
-		cfg.MaxPerDestination = 16
-	}
-	if cfg.MaxResponseBytes <= 0 {
-		cfg.MaxResponseBytes = 4 << 20
-	}
-	if cfg.MaxIdleConns <= 0 {
-		cfg.MaxIdleConns = 256
-	}
-	return cfg
-}
-
-// NewHTTPClient returns the http.Client an HTTPTransport of cfg uses when
-// cfg.Client is nil (zero fields defaulted): keep-alive reuse with a
-// bounded idle pool, dial, TLS and response-header timeouts, cfg.Timeout
-// per exchange, and no redirects: a 3xx is the answer (R36: not an ack).
-// With cfg.Outbound every dial is checked against it, and no proxy is used
-// (a proxy would connect on the client's behalf, unchecked); a nil
-// Outbound dials anything, for the operator's own URLs (-deliver, -notify).
-func NewHTTPClient(cfg HTTPTransportConfig) *http.Client {
-	cfg = cfg.withDefaults()
-	d := &net.Dialer{Timeout: cfg.DialTimeout, KeepAlive: 30 * time.Second, Resolver: cfg.resolver}
-	proxy := http.ProxyFromEnvironment
-	if p := cfg.Outbound; p != nil {
-		proxy = nil
-		d.Control = func(network, address string, c syscall.RawConn) error {
-			if err := p.Control(network, address, c); err != nil {
-				return err
-			}
-			if cfg.testControl != nil {
-				return cfg.testControl(network, address, c)
-			}
-			return nil
-		}
-	}
-	tr := &http.Transport{
-		Proxy:                 proxy,
-		DialContext:           d.DialContext,
-		ForceAttemptHTTP2:     true,
-		TLSHandshakeTimeout:   cfg.TLSHandshakeTimeout,
-		ResponseHeaderTimeout: cfg.ResponseHeaderTimeout,
-		IdleConnTimeout:       cfg.IdleConnTimeout,
-		MaxIdleConns:          cfg.MaxIdleConns,
-		MaxIdleConnsPerHost:   cfg.MaxPerDestination,
-		MaxConnsPerHost:       cfg.MaxPerDestination,
-		ExpectContinueTimeout: time.Second,
-		TLSClientConfig:       cfg.TLS,
-	}
-	return &http.Client{Transport: tr, Timeout: cfg.Timeout, CheckRedirect: noRedirects}
-}
-
-// noRedirects makes a client answer a redirect with the 3xx itself.
-func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // ErrResponseTooLarge is returned when a response body exceeds
 // MaxResponseBytes; the exchange then counts as "no acknowledgement".
@@ -230,7 +125,7 @@ func (t *HTTPTransport) slot(rawURL string) (chan struct{}, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("rmp: destination %q is not an absolute http(s) URL", rawURL)
 	}
-	if err := t.cfg.Outbound.CheckURL(rawURL); err != nil {
+	if err := t.cfg.Policy.CheckURL(rawURL); err != nil {
 		return nil, err // a literal refused address: no dial at all
 	}
 	key := outbound.Origin(u)
@@ -276,7 +171,7 @@ func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
 		req.Header.Set("SOAPAction", soap.SOAPAction(p.SOAPAction))
 	}
 	client := t.client
-	if t.direct != nil && t.cfg.Outbound.Exempts(outbound.Origin(req.URL)) {
+	if t.direct != nil && t.cfg.Policy.Exempts(outbound.Origin(req.URL)) {
 		client = t.direct // the operator's own destination
 	}
 	resp, err := client.Do(req)

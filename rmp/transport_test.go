@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 )
 
 func TestHTTPTransportPostsAndReads(t *testing.T) {
@@ -28,7 +30,7 @@ func TestHTTPTransportPostsAndReads(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	tr := NewHTTPTransport(HTTPTransportConfig{Outbound: &loopbackOnly})
+	tr := NewHTTPTransport(outbound.Config{Policy: &loopbackOnly})
 	res, err := tr.Do(context.Background(), Post{URL: srv.URL, ContentType: "text/xml; charset=utf-8", SOAP11: true, SOAPAction: "urn:a", Body: []byte("<env/>")})
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +44,7 @@ func TestHTTPTransportPostsAndReads(t *testing.T) {
 }
 
 func TestHTTPTransportRefusesBadDestinations(t *testing.T) {
-	tr := NewHTTPTransport(HTTPTransportConfig{Outbound: &loopbackOnly})
+	tr := NewHTTPTransport(outbound.Config{Policy: &loopbackOnly})
 	for _, u := range []string{"", "mailto:x@y", "/relative", "ftp://h/x", "", "ftp://h/x"} {
 		if _, err := tr.Do(context.Background(), Post{URL: u}); err == nil || !strings.Contains(err.Error(), "absolute http(s) URL") {
 			t.Errorf("Do(%q) err = %v, want a clear destination error", u, err)
@@ -69,7 +71,7 @@ func TestHTTPTransportBoundsResponseAndConcurrency(t *testing.T) {
 		inFlight.Add(-1)
 	}))
 	defer srv.Close()
-	tr := NewHTTPTransport(HTTPTransportConfig{Outbound: &loopbackOnly, MaxPerDestination: 2, MaxResponseBytes: 10, Timeout: 5 * time.Second})
+	tr := NewHTTPTransport(outbound.Config{Policy: &loopbackOnly, MaxPerDestination: 2, MaxResponseBytes: 10, Timeout: 5 * time.Second})
 
 	if _, err := tr.Do(context.Background(), Post{URL: srv.URL + "/big"}); err != ErrResponseTooLarge {
 		t.Fatalf("big response err = %v, want ErrResponseTooLarge", err)
@@ -98,7 +100,7 @@ func TestHTTPTransportBoundsResponseAndConcurrency(t *testing.T) {
 // The transport remembers the URLs it checked, boundedly (ReplyTo URLs come
 // from peers), and every URL of a host maps to that host's one slot.
 func TestHTTPTransportURLCacheIsBounded(t *testing.T) {
-	tr := NewHTTPTransport(HTTPTransportConfig{Outbound: &loopbackOnly})
+	tr := NewHTTPTransport(outbound.Config{Policy: &loopbackOnly})
 	first, err := tr.slot("http://h.example/a")
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +136,7 @@ func TestHTTPTransportTimeoutsAndIdlePool(t *testing.T) {
 	}
 	idle.Start()
 	defer idle.Close()
-	tr := NewHTTPTransport(HTTPTransportConfig{Outbound: &loopbackOnly, Timeout: time.Minute,
+	tr := NewHTTPTransport(outbound.Config{Policy: &loopbackOnly, Timeout: time.Minute,
 		ResponseHeaderTimeout: 200 * time.Millisecond, IdleConnTimeout: 200 * time.Millisecond})
 	done := make(chan error, 1)
 	go func() {
@@ -169,7 +171,7 @@ func TestHTTPTransportFollowsNoRedirect(t *testing.T) {
 		http.Redirect(w, r, target.URL+"/x", http.StatusTemporaryRedirect)
 	}))
 	defer redirector.Close()
-	res, err := NewHTTPTransport(HTTPTransportConfig{Outbound: &loopbackOnly}).Do(context.Background(), Post{URL: redirector.URL})
+	res, err := NewHTTPTransport(outbound.Config{Policy: &loopbackOnly}).Do(context.Background(), Post{URL: redirector.URL})
 	if err != nil || res.Status != http.StatusTemporaryRedirect || hit.Load() != 0 {
 		t.Fatalf("status %d err %v, target hit %d times; want the 307 itself", res.Status, err, hit.Load())
 	}
@@ -187,7 +189,7 @@ func TestHTTPTransportSOAPActionIsEscaped(t *testing.T) {
 		mu.Unlock()
 	}))
 	defer srv.Close()
-	tr := NewHTTPTransport(HTTPTransportConfig{Outbound: &loopbackOnly})
+	tr := NewHTTPTransport(outbound.Config{Policy: &loopbackOnly})
 	if _, err := tr.Do(context.Background(), Post{URL: srv.URL, SOAP11: true, SOAPAction: `urn:a"b\c`}); err != nil {
 		t.Fatal(err)
 	}

@@ -141,8 +141,8 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 		opts.Client = operatorClient(30*time.Second, ptls.config)
 	}
 	if opts.Transport == nil {
-		opts.Transport = rmp.NewHTTPTransport(rmp.HTTPTransportConfig{MaxResponseBytes: cfg.MaxBody, TLS: ptls.config,
-			Outbound: cfg.outbound(), MaxPerDestination: cfg.PeerConcurrency})
+		opts.Transport = rmp.NewHTTPTransport(outbound.Config{MaxResponseBytes: cfg.MaxBody, TLS: ptls.config,
+			Policy: cfg.outbound(), MaxPerDestination: cfg.PeerConcurrency})
 	}
 	if opts.Context == nil {
 		opts.Context = context.Background()
@@ -268,7 +268,7 @@ func (c *Config) outbound() *outbound.Policy {
 // redirects), and with concurrency for every shard's delivery workers;
 // https:// under the -peer-ca/-peer-cert configuration (nil: Go's).
 func operatorClient(timeout time.Duration, tc *tls.Config) *http.Client {
-	return rmp.NewHTTPClient(rmp.HTTPTransportConfig{Timeout: timeout, MaxPerDestination: 64, TLS: tc})
+	return outbound.NewClient(outbound.Config{Timeout: timeout, MaxPerDestination: 64, TLS: tc})
 }
 
 // engineConfig turns the flags into the Engine's configuration.

@@ -1,0 +1,116 @@
+package outbound
+
+import (
+	"crypto/tls"
+	"net"
+	"net/http"
+	"syscall"
+	"time"
+)
+
+// Config bounds the HTTP exchanges an RMP makes (rmp.HTTPTransport, and
+// NewClient for the operator's own destinations).
+type Config struct {
+	// Timeout bounds one exchange, response body included. Default 30s.
+	Timeout time.Duration
+	// MaxPerDestination bounds concurrent exchanges per scheme+host, and
+	// the idle connections kept per host. Default 16.
+	MaxPerDestination int
+	// MaxResponseBytes bounds a response body. Default 4 MiB.
+	MaxResponseBytes int64
+	// DialTimeout bounds connecting, name resolution included. Default 10s.
+	DialTimeout time.Duration
+	// TLSHandshakeTimeout bounds a TLS handshake. Default 10s.
+	TLSHandshakeTimeout time.Duration
+	// ResponseHeaderTimeout bounds the wait for the response header once
+	// the request is written. Default Timeout.
+	ResponseHeaderTimeout time.Duration
+	// IdleConnTimeout closes a pooled connection idle this long. Default 90s.
+	IdleConnTimeout time.Duration
+	// MaxIdleConns bounds the idle pool over all destinations (peers
+	// choose ReplyTo URLs). Default 256.
+	MaxIdleConns int
+	// TLS configures https:// exchanges: the roots trusted for peers and
+	// the client certificate presented to them. nil means Go's defaults
+	// (system roots, no certificate).
+	TLS *tls.Config
+	// Policy is checked on every connection dialled (RMP traffic goes to
+	// URLs that peers and producers chose); for rmp.HTTPTransport nil means
+	// the zero Policy, public addresses only, for NewClient no check. A
+	// Client of the caller's own dials as it was built to: then only
+	// literal addresses are checked.
+	Policy *Policy
+	// Client is the http.Client to use; nil means NewClient(cfg).
+	Client *http.Client
+	// Resolver resolves names for NewClient's dials; nil means Go's.
+	Resolver *net.Resolver
+	// Control, when set, runs after Policy's check on every dial
+	// NewClient makes (to log or restrict further).
+	Control func(network, address string, c syscall.RawConn) error
+}
+
+// WithDefaults returns cfg with its zero fields defaulted.
+func (cfg Config) WithDefaults() Config {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&cfg.Timeout, 30*time.Second)
+	def(&cfg.DialTimeout, 10*time.Second)
+	def(&cfg.TLSHandshakeTimeout, 10*time.Second)
+	def(&cfg.ResponseHeaderTimeout, cfg.Timeout)
+	def(&cfg.IdleConnTimeout, 90*time.Second)
+	if cfg.MaxPerDestination <= 0 {
+		cfg.MaxPerDestination = 16
+	}
+	if cfg.MaxResponseBytes <= 0 {
+		cfg.MaxResponseBytes = 4 << 20
+	}
+	if cfg.MaxIdleConns <= 0 {
+		cfg.MaxIdleConns = 256
+	}
+	return cfg
+}
+
+// NewClient returns the http.Client an rmp.HTTPTransport of cfg uses when
+// cfg.Client is nil (zero fields defaulted): keep-alive reuse with a
+// bounded idle pool, dial, TLS and response-header timeouts, cfg.Timeout
+// per exchange, and no redirects: a 3xx is the answer (R36: not an ack).
+// With cfg.Policy every dial is checked against it, and no proxy is used
+// (a proxy would connect on the client's behalf, unchecked); a nil Policy
+// dials anything, for the operator's own URLs (-deliver, -notify).
+func NewClient(cfg Config) *http.Client {
+	cfg = cfg.WithDefaults()
+	d := &net.Dialer{Timeout: cfg.DialTimeout, KeepAlive: 30 * time.Second, Resolver: cfg.Resolver}
+	proxy := http.ProxyFromEnvironment
+	if p := cfg.Policy; p != nil {
+		proxy = nil
+		d.Control = func(network, address string, c syscall.RawConn) error {
+			if err := p.Control(network, address, c); err != nil {
+				return err
+			}
+			if cfg.Control != nil {
+				return cfg.Control(network, address, c)
+			}
+			return nil
+		}
+	}
+	tr := &http.Transport{
+		Proxy:                 proxy,
+		DialContext:           d.DialContext,
+		ForceAttemptHTTP2:     true,
+		TLSHandshakeTimeout:   cfg.TLSHandshakeTimeout,
+		ResponseHeaderTimeout: cfg.ResponseHeaderTimeout,
+		IdleConnTimeout:       cfg.IdleConnTimeout,
+		MaxIdleConns:          cfg.MaxIdleConns,
+		MaxIdleConnsPerHost:   cfg.MaxPerDestination,
+		MaxConnsPerHost:       cfg.MaxPerDestination,
+		ExpectContinueTimeout: time.Second,
+		TLSClientConfig:       cfg.TLS,
+	}
+	return &http.Client{Transport: tr, Timeout: cfg.Timeout, CheckRedirect: noRedirects}
+}
+
+// noRedirects makes a client answer a redirect with the 3xx itself.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
