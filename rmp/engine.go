@@ -43,7 +43,7 @@ type Engine struct {
 	send *sender.Sender
 
 	rd      Ready // accumulated, not yet handed over
-	spare   Ready // emptied slices handed back by Recycle, for the next rd
+	spare   Ready // emptied slices handed back by recycle, for the next rd
 	metrics counters
 
 	// Renderings that failed, reported back as failed exchanges by the
@@ -53,10 +53,10 @@ type Engine struct {
 	failedCallbacks []receiver.CallbackRef
 }
 
-// NewEngine builds an Engine from the records a store holds: those of
+// newEngine builds an Engine from the records a store holds: those of
 // RoleReceiver for the receiving RMP, and those of RoleSender and RoleOutbox
 // for the sending RMP, each in key order. Nil sequences start empty.
-func NewEngine(cfg Config, recvRecords, sendRecords iter.Seq2[group.Key, []byte]) (*Engine, error) {
+func newEngine(cfg Config, recvRecords, sendRecords iter.Seq2[group.Key, []byte]) (*Engine, error) {
 	if cfg.ReplyVersion == 0 {
 		cfg.ReplyVersion = soap.SOAP11
 	}
@@ -128,11 +128,11 @@ func (e *Engine) Advance() {
 	e.rd, e.spare = e.spare, Ready{}
 }
 
-// Recycle hands back a Ready, taken earlier and since applied in full, of
+// recycle hands back a Ready, taken earlier and since applied in full, of
 // which the caller keeps nothing (values copied out are fine): later
 // Readies reuse its slices instead of growing new ones. Optional; a Ready
 // must be recycled at most once.
-func (e *Engine) Recycle(rd Ready) {
+func (e *Engine) recycle(rd Ready) {
 	into := &e.spare
 	if e.rd.empty() {
 		into = &e.rd // nothing accumulated yet: use it at once

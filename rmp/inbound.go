@@ -26,7 +26,7 @@ type Inbound struct {
 	payloadErr error
 	action     string // stored and delivered with the message
 	peer       Peer   // the sender's verified identity (mutual TLS)
-	// The ReplyTo URLs the driver's outbound.Policy refuses (CheckOutbound).
+	// The ReplyTo URLs the driver's outbound.Policy refuses (checkOutbound).
 	replyToRefused, pollReplyToRefused bool
 	addr                               string // the sender's IP address (clientAddr), for quotas
 }
@@ -55,17 +55,10 @@ func (in *Inbound) Peer() Peer { return in.peer }
 // request itself.
 func (in *Inbound) SetPeer(p Peer) { in.peer = p }
 
-// ParseInbound parses the body of a POST to the RMP endpoint with the
-// engine configuration's limits. Under SOAP 1.1 the action is in the
-// SOAPAction header, which ParseRequest reads; here only the SOAP 1.2
-// action parameter of contentType is seen.
-func ParseInbound(contentType string, body []byte, opts soap.ParseOptions) *Inbound {
-	return parseInbound(contentType, "", body, opts)
-}
-
-// ParseRequest parses a POST to the RMP endpoint from its headers and body:
-// ParseInbound, with the action of a SOAP 1.1 request read from its
-// SOAPAction header (soap.RequestAction).
+// ParseRequest parses a POST to the RMP endpoint from its headers and body
+// under opts (the engine's Config.Parse): the envelope, and the action of
+// a SOAP 1.1 request from its SOAPAction header (soap.RequestAction) or of
+// a SOAP 1.2 one from its Content-Type.
 func ParseRequest(h http.Header, body []byte, opts soap.ParseOptions) *Inbound {
 	return parseInbound(h.Get("Content-Type"), h.Get("SOAPAction"), body, opts)
 }
@@ -93,11 +86,11 @@ func parseInbound(contentType, soapAction string, body []byte, opts soap.ParseOp
 	return in
 }
 
-// CheckOutbound marks the ReplyTo URLs of the request (its message's and
+// checkOutbound marks the ReplyTo URLs of the request (its message's and
 // its PollRequest's) that p refuses, so that the engine refuses them
 // (InvalidReplyPattern, InvalidPollRequest) and never calls them. A URL
 // that is not absolute http(s) is left to the receiver's own checks.
-func (in *Inbound) CheckOutbound(p *outbound.Policy) {
+func (in *Inbound) checkOutbound(p *outbound.Policy) {
 	if in.env == nil {
 		return
 	}
@@ -140,10 +133,10 @@ func (in *Inbound) GroupID() string {
 // acks piggy-backed on a message), or several of these in one envelope. Its
 // HTTP response comes out as an Answer with the given token.
 func (e *Engine) Receive(now time.Time, token uint64, contentType string, body []byte) {
-	e.ReceiveInbound(now, token, ParseInbound(contentType, body, e.cfg.Parse))
+	e.ReceiveInbound(now, token, parseInbound(contentType, "", body, e.cfg.Parse))
 }
 
-// ReceiveInbound is Receive for a request parsed with ParseInbound.
+// ReceiveInbound is Receive for a request parsed with ParseRequest.
 func (e *Engine) ReceiveInbound(now time.Time, token uint64, in *Inbound) {
 	if in.ctErr != nil {
 		e.answerPlain(token, http.StatusUnsupportedMediaType, in.ctErr.Error())

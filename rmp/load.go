@@ -27,7 +27,7 @@ func LoadEngine(cfg Config, st store.Store) (*Engine, error) {
 			}
 		}
 	}
-	e, err := NewEngine(cfg, records(group.RoleReceiver), records(group.RoleSender, group.RoleOutbox))
+	e, err := newEngine(cfg, records(group.RoleReceiver), records(group.RoleSender, group.RoleOutbox))
 	if scanErr != nil {
 		return nil, scanErr
 	}

@@ -413,7 +413,7 @@ func TestServeInboundAfterRouting(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		require.NoError(t, err)
-		in := ParseInbound(r.Header.Get("Content-Type"), body, soap.ParseOptions{})
+		in := parseInbound(r.Header.Get("Content-Type"), "", body, soap.ParseOptions{})
 		routed = append(routed, in.GroupID())
 		n.ServeInbound(w, r, in)
 	}))

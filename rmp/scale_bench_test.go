@@ -16,6 +16,7 @@ import (
 	"github.com/wsrkit/wsrkit/rmp"
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/soap"
+	"github.com/wsrkit/wsrkit/store/memstore"
 	"github.com/wsrkit/wsrkit/store/pebblestore"
 )
 
@@ -89,7 +90,7 @@ func scaleEngine(tb testing.TB, instance string) *rmp.Engine {
 	cfg.Sender.InstanceID = instance
 	cfg.Receiver.MaxGroups = 2 * scaleGroups
 	cfg.Sender.Limits.MaxGroups = 2 * scaleGroups
-	e, err := rmp.NewEngine(cfg, nil, nil)
+	e, err := rmp.LoadEngine(cfg, memstore.New(memstore.Options{}))
 	if err != nil {
 		tb.Fatal(err)
 	}

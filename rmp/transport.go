@@ -36,19 +36,19 @@ type PostResult struct {
 	ContentType string
 	Body        []byte
 
-	// reply is Body parsed by WithParsedReply, business its business
+	// reply is Body parsed by withParsedReply, business its business
 	// response (R73); parsed says they were.
 	reply    *soap.Envelope
 	business []byte
 	parsed   bool
 }
 
-// WithParsedReply returns r with its body parsed under opts, as
+// withParsedReply returns r with its body parsed under opts, as
 // Engine.SendResult would parse it, so that a driver can parse on the
 // goroutine that made the exchange and the engine's loop only applies the
 // result (ServeHTTP does the same with requests). opts must be the
 // engine's EngineConfig.Parse.
-func (r PostResult) WithParsedReply(opts soap.ParseOptions) PostResult {
+func (r PostResult) withParsedReply(opts soap.ParseOptions) PostResult {
 	r.reply, r.parsed = parseReply(r.Body, opts), true
 	if r.reply != nil && r.reply.Response != nil {
 		r.business = businessResponse(r.reply)
@@ -109,9 +109,9 @@ func NewHTTPTransport(cfg outbound.Config) *HTTPTransport {
 	return t
 }
 
-// ErrResponseTooLarge is returned when a response body exceeds
+// errResponseTooLarge is returned when a response body exceeds
 // MaxResponseBytes; the exchange then counts as "no acknowledgement".
-var ErrResponseTooLarge = errors.New("rmp: HTTP response body exceeds the configured limit")
+var errResponseTooLarge = errors.New("rmp: HTTP response body exceeds the configured limit")
 
 // slot returns the concurrency tokens of rawURL's scheme+host, checking
 // rawURL once per distinct string: a node posts to a few URLs many times.
@@ -184,7 +184,7 @@ func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
 		return PostResult{}, err
 	}
 	if int64(len(body)) > t.cfg.MaxResponseBytes {
-		return PostResult{}, ErrResponseTooLarge
+		return PostResult{}, errResponseTooLarge
 	}
 	return PostResult{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: body}, nil
 }

@@ -73,8 +73,8 @@ func TestHTTPTransportBoundsResponseAndConcurrency(t *testing.T) {
 	defer srv.Close()
 	tr := NewHTTPTransport(outbound.Config{Policy: &loopbackOnly, MaxPerDestination: 2, MaxResponseBytes: 10, Timeout: 5 * time.Second})
 
-	if _, err := tr.Do(context.Background(), Post{URL: srv.URL + "/big"}); err != ErrResponseTooLarge {
-		t.Fatalf("big response err = %v, want ErrResponseTooLarge", err)
+	if _, err := tr.Do(context.Background(), Post{URL: srv.URL + "/big"}); err != errResponseTooLarge {
+		t.Fatalf("big response err = %v, want errResponseTooLarge", err)
 	}
 	var wg sync.WaitGroup
 	for i := range 5 {
