@@ -43,7 +43,7 @@ type Engine struct {
 	send *sender.Sender
 
 	rd      Ready // accumulated, not yet handed over
-	spare   Ready // emptied slices handed back by recycle, for the next rd
+	spare   Ready // emptied slices handed back by Recycle, for the next rd
 	metrics counters
 
 	// Renderings that failed, reported back as failed exchanges by the
@@ -128,11 +128,11 @@ func (e *Engine) Advance() {
 	e.rd, e.spare = e.spare, Ready{}
 }
 
-// recycle hands back a Ready, taken earlier and since applied in full, of
+// Recycle hands back a Ready, taken earlier and since applied in full, of
 // which the caller keeps nothing (values copied out are fine): later
 // Readies reuse its slices instead of growing new ones. Optional; a Ready
 // must be recycled at most once.
-func (e *Engine) recycle(rd Ready) {
+func (e *Engine) Recycle(rd Ready) {
 	into := &e.spare
 	if e.rd.empty() {
 		into = &e.rd // nothing accumulated yet: use it at once

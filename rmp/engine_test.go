@@ -348,7 +348,7 @@ func TestEngineRecycle(t *testing.T) {
 	require.Equal(t, kept, first.Persist, "a Ready handed over is not reused before recycle")
 	e.Advance()
 
-	e.recycle(first)
+	e.Recycle(first)
 	require.Zero(t, first.Persist[len(first.Persist)-1], "recycled slices are emptied")
 	_, err = e.Submit(epoch, submission("again", 10, false))
 	require.NoError(t, err)
@@ -378,14 +378,14 @@ func submitOne(t *testing.T, now time.Time, s, r *side) (sender.MessageRef, Outb
 	return ref, o, a
 }
 
-// A response the driver parsed off the loop (withParsedReply) is applied
+// A response the driver parsed off the loop (WithParsedReply) is applied
 // as parsed: the engine does not read the body again.
 func TestEngineSendResultParsedByDriver(t *testing.T) {
 	s := newSide(t, "sender", engineConfig("s1"))
 	r := newSide(t, "receiver", engineConfig("r1"))
 	now := epoch
 	_, o, a := submitOne(t, now, s, r)
-	res := PostResult{Status: a.Status, ContentType: a.ContentType, Body: a.Body}.withParsedReply(s.e.cfg.Parse)
+	res := PostResult{Status: a.Status, ContentType: a.ContentType, Body: a.Body}.WithParsedReply(s.e.cfg.Parse)
 	res.Body = []byte("not an envelope")
 	s.e.SendResult(now, o.Ref, res, nil)
 	s.drain(now)

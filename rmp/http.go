@@ -58,7 +58,7 @@ func (n *Node) ServeInbound(w http.ResponseWriter, r *http.Request, in *Inbound)
 		delete(n.answers, tok)
 		n.mu.Unlock()
 	}
-	in.checkOutbound(&n.cfg.Outbound)
+	in.CheckOutbound(&n.cfg.Outbound)
 	err := n.enqueue(r.Context(), input{fn: func(e *Engine, now time.Time) any {
 		e.ReceiveInbound(now, tok, in)
 		return nil

@@ -26,7 +26,7 @@ type Inbound struct {
 	payloadErr error
 	action     string // stored and delivered with the message
 	peer       Peer   // the sender's verified identity (mutual TLS)
-	// The ReplyTo URLs the driver's outbound.Policy refuses (checkOutbound).
+	// The ReplyTo URLs the driver's outbound.Policy refuses (CheckOutbound).
 	replyToRefused, pollReplyToRefused bool
 	addr                               string // the sender's IP address (clientAddr), for quotas
 }
@@ -86,11 +86,11 @@ func parseInbound(contentType, soapAction string, body []byte, opts soap.ParseOp
 	return in
 }
 
-// checkOutbound marks the ReplyTo URLs of the request (its message's and
+// CheckOutbound marks the ReplyTo URLs of the request (its message's and
 // its PollRequest's) that p refuses, so that the engine refuses them
 // (InvalidReplyPattern, InvalidPollRequest) and never calls them. A URL
 // that is not absolute http(s) is left to the receiver's own checks.
-func (in *Inbound) checkOutbound(p *outbound.Policy) {
+func (in *Inbound) CheckOutbound(p *outbound.Policy) {
 	if in.env == nil {
 		return
 	}

@@ -587,7 +587,7 @@ func (n *Node) handOff(batch []input, results []any) {
 		n.counted, n.countedBytes = 0, 0
 		select {
 		case rd := <-n.spares:
-			n.eng.recycle(rd)
+			n.eng.Recycle(rd)
 		default:
 		}
 	}
@@ -707,7 +707,7 @@ func (n *Node) send(o Outbound) {
 		n.log.Debug("send failed", "kind", o.Ref.Kind.String(), "url", outbound.Redact(o.Post.URL), "err", err)
 	} else if o.Ref.Kind != OutCallback {
 		// Parsed here, not on the engine's loop (as ServeHTTP does).
-		res = res.withParsedReply(n.cfg.Engine.Parse)
+		res = res.WithParsedReply(n.cfg.Engine.Parse)
 	}
 	n.warnNoAck(o, res, err)
 	n.post(func(e *Engine, now time.Time) { e.SendResult(now, o.Ref, res, err) })

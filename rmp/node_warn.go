@@ -39,7 +39,7 @@ func (n *Node) warnNoAck(o Outbound, res PostResult, err error) {
 		return
 	}
 	// The same classification the engine applies (noAck); res was parsed
-	// by send (withParsedReply).
+	// by send (WithParsedReply).
 	tr, ok := noAck(res, res.reply, err)
 	if !ok || !n.noAck.first(o.Ref.Message.GroupID) {
 		return

@@ -184,10 +184,10 @@ func (e *Engine) SendResult(now time.Time, ref OutboundRef, res PostResult, err 
 }
 
 // parseReply is res's envelope and business response, parsed now unless
-// the driver did it already (withParsedReply).
+// the driver did it already (WithParsedReply).
 func (e *Engine) parseReply(res PostResult) (*soap.Envelope, []byte) {
 	if !res.parsed {
-		res = res.withParsedReply(e.cfg.Parse)
+		res = res.WithParsedReply(e.cfg.Parse)
 	}
 	return res.reply, res.business
 }

@@ -36,19 +36,19 @@ type PostResult struct {
 	ContentType string
 	Body        []byte
 
-	// reply is Body parsed by withParsedReply, business its business
+	// reply is Body parsed by WithParsedReply, business its business
 	// response (R73); parsed says they were.
 	reply    *soap.Envelope
 	business []byte
 	parsed   bool
 }
 
-// withParsedReply returns r with its body parsed under opts, as
+// WithParsedReply returns r with its body parsed under opts, as
 // Engine.SendResult would parse it, so that a driver can parse on the
 // goroutine that made the exchange and the engine's loop only applies the
 // result (ServeHTTP does the same with requests). opts must be the
 // engine's EngineConfig.Parse.
-func (r PostResult) withParsedReply(opts soap.ParseOptions) PostResult {
+func (r PostResult) WithParsedReply(opts soap.ParseOptions) PostResult {
 	r.reply, r.parsed = parseReply(r.Body, opts), true
 	if r.reply != nil && r.reply.Response != nil {
 		r.business = businessResponse(r.reply)
