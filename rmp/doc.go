@@ -3,6 +3,11 @@
 // the Node that drives it with a clock, a transport and callbacks; and the
 // HTTP binding.
 //
+// What only some embedders need lives beside it: rmp/admin, the management
+// views, operator aborts and counters (Node.Admin, Engine.Admin);
+// rmp/outbound, the policy for URLs peers chose and the HTTP client
+// settings; rmp/httpbody, reading request bodies within limits.
+//
 // # Two layers
 //
 // Engine is pure, like etcd-io/raft's RawNode: no goroutines, no clock, no
