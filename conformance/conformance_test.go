@@ -43,7 +43,7 @@ func TestScenarios(t *testing.T) {
 			}
 			bug, known := knownBugs[name]
 			shows := false
-			for _, m := range Modes {
+			for _, m := range allModes {
 				_, fails, err := RunFile(f, m)
 				if err != nil {
 					t.Fatalf("%s: %v", m, err)

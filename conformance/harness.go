@@ -29,8 +29,8 @@ const (
 	ModeCrash
 )
 
-// Modes are the three ways every scenario runs.
-var Modes = []Mode{ModeMemory, ModePebble, ModeCrash}
+// allModes are the three ways every scenario runs.
+var allModes = []Mode{ModeMemory, ModePebble, ModeCrash}
 
 // String names the mode.
 func (m Mode) String() string {

@@ -27,10 +27,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fl.Usage()
 		return 2
 	}
-	modes := Modes
+	modes := allModes
 	if *mode != "all" {
 		modes = nil
-		for _, m := range Modes {
+		for _, m := range allModes {
 			if m.String() == *mode {
 				modes = []Mode{m}
 			}

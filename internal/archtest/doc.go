@@ -4,5 +4,6 @@
 // drivers → gateway → cmd), the absence of wall-clock reads in the pure
 // state machines (see shared/design/STYLE.md), and that every D-, R- and
 // A-id the code cites is explained in docs/requirements.md
-// (citations_test.go).
+// (citations_test.go), and that rmp's exported surface stays within its
+// budget with no exported mutable variable anywhere (surface_test.go).
 package archtest

@@ -193,3 +193,95 @@ func TestSurface(t *testing.T) {
 		}
 	}
 }
+
+// TestNoExportedMutableVariables: outside internal packages, an exported
+// package-level variable is a sentinel error (errors.New, fmt.Errorf);
+// anything else a caller could reassign is a function or a constant (#20).
+func TestNoExportedMutableVariables(t *testing.T) {
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	checked := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "internal") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		checked++
+		for _, v := range mutableExports(f) {
+			t.Errorf("%s: exported variable %s: make it a function, a constant or unexported", fset.Position(v.Pos()), v.Name)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked == 0 {
+		t.Fatal("no files checked")
+	}
+}
+
+// mutableExports lists f's exported package-level variables that are not
+// sentinel errors.
+func mutableExports(f *ast.File) []*ast.Ident {
+	var out []*ast.Ident
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.VAR {
+			continue
+		}
+		for _, sp := range g.Specs {
+			vs := sp.(*ast.ValueSpec)
+			for i, n := range vs.Names {
+				if n.IsExported() && !(i < len(vs.Values) && isErrorCall(vs.Values[i])) {
+					out = append(out, n)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func isErrorCall(e ast.Expr) bool {
+	c, ok := e.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := c.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && (pkg.Name == "errors" && sel.Sel.Name == "New" || pkg.Name == "fmt" && sel.Sel.Name == "Errorf")
+}
+
+func TestMutableExportsCanFail(t *testing.T) {
+	src := `package p
+import "errors"
+var ErrX = errors.New("x")
+var Limit = 3
+var (a = 1; Table = []int{1})
+`
+	f, err := parser.ParseFile(token.NewFileSet(), "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, n := range mutableExports(f) {
+		names = append(names, n.Name)
+	}
+	if strings.Join(names, ",") != "Limit,Table" {
+		t.Fatalf("mutableExports = %v, want Limit, Table", names)
+	}
+}
