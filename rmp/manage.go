@@ -57,6 +57,10 @@ func (a engineAdmin) SendingPending(groupID string, limit int) ([]sender.Pending
 
 func (a engineAdmin) Destinations() []sender.DestinationInfo { return a.e.send.Destinations() }
 
+func (a engineAdmin) EachReceivingGroup(fn func(*receiver.GroupInfo)) { a.e.recv.EachGroup(fn) }
+
+func (a engineAdmin) EachSendingGroup(fn func(*sender.GroupInfo)) { a.e.send.EachGroup(fn) }
+
 func (a engineAdmin) ReceiverStats() receiver.Stats { return a.e.recv.Stats() }
 
 func (a engineAdmin) Metrics() admin.Metrics {

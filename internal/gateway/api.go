@@ -37,7 +37,10 @@ func (g *Gateway) publicRoutes(m *http.ServeMux) {
 func (g *Gateway) adminRoutes(m *http.ServeMux) {
 	h := func(pattern string, f http.HandlerFunc) { m.Handle(pattern, g.admin(f)) }
 	h("POST /v1/messages", g.limitFunc(g.handleSubmit))
+	h("GET /v1/messages", g.handleMessages)
 	h("GET /v1/messages/{id}", g.handleMessage)
+	h("GET /v1/peers", g.handlePeers)
+	h("GET /v1/stats", g.handleStats)
 	h("GET /v1/inbox", g.handleInbox)
 	h("DELETE /v1/inbox/{id}", g.handleInboxDelete)
 	h("GET /v1/groups", g.handleGroups)

@@ -87,6 +87,10 @@ type Gateway struct {
 	// The muxes behind forwardGate, as the listeners serve them.
 	handler, publicHandler, adminHandler http.Handler
 	token                                *adminToken // nil without -admin-token-file
+	peers                                *peerTracker
+	stats                                *throughput // per-minute counts of the last hour (GET /v1/stats)
+	statsStop                            chan struct{}
+	statsOnce                            sync.Once
 	peerTLS                              *peerTLS
 	clockMu                              sync.Mutex // serialises fake clock moves
 	// -store pebble: a node stopped by its store reports here once the
@@ -157,6 +161,9 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 	}
 	g := &Gateway{cfg: cfg, inst: inst, clk: rmp.RealClock(), opts: opts, token: token, peerTLS: ptls, auth: auth, log: log,
 		forward: operatorClient(cfg.ForwardTimeout, auth.clientTLS(ptls.config)), bodies: httpbody.NewBudget(cfg.MaxInflightBytes)}
+	// The transport's exchanges show which peers answer (GET /v1/peers).
+	g.peers = newPeerTracker(opts.Transport, g.Now)
+	g.opts.Transport = g.peers
 	if cfg.FakeClock {
 		start := cfg.FakeClockStart
 		if start.IsZero() {
@@ -180,13 +187,14 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 		g.inbox = newInbox(g.clk.Now)
 		g.consume = g.inbox
 	}
-	g.outcome = &outcomeHandler{records: g.records, url: cfg.Notify, client: opts.Client, waiters: &g.waiters}
+	g.outcome = &outcomeHandler{records: g.records, now: g.Now, url: cfg.Notify, client: opts.Client, waiters: &g.waiters}
 	if cfg.Store == StoreEtcd {
 		g.cl, err = openCluster(opts.Context, &g.cfg, log, g.cfg.AdvertiseURL, g.openShard, g.dropShard)
 		if err != nil {
 			g.closeFiles()
 			return nil, fmt.Errorf("opening store: %w", err)
 		}
+		g.startStats()
 		g.routes()
 		return g, nil
 	}
@@ -203,6 +211,7 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 		return nil, err
 	}
 	g.watchStore(st)
+	g.startStats()
 	g.routes()
 	return g, nil
 }
@@ -428,7 +437,10 @@ func (g *Gateway) Close(ctx context.Context) error {
 }
 
 // closeFiles closes the outcome records and the idempotency keys.
-func (g *Gateway) closeFiles() error { return errors.Join(g.records.close(), g.idem.close()) }
+func (g *Gateway) closeFiles() error {
+	g.stopStats()
+	return errors.Join(g.records.close(), g.idem.close())
+}
 
 // Lost reports, once, that the instance lost its etcd lease or a shard
 // claim and must stop (ErrLost); it never fires with -store pebble.

@@ -7,6 +7,7 @@ import (
 	"github.com/wsrkit/wsrkit/rmp"
 	"github.com/wsrkit/wsrkit/rmp/admin"
 	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/sender"
 )
 
 // GroupJSON is one group of GET /v1/groups.
@@ -19,6 +20,42 @@ type GroupJSON struct {
 	Held         int         `json:"held"`
 	LastNumber   *uint64     `json:"lastNumber"`
 	NextDeadline *string     `json:"nextDeadline"`
+	// LastActivity is the last message received (receiver) or sent,
+	// resends included (sender); null when unknown (#21).
+	LastActivity *string `json:"lastActivity"`
+
+	// Missing are the numbers below the highest received or acknowledged
+	// one that are not (the gaps); omitted when none (#21).
+	Missing [][2]uint64 `json:"missing,omitempty"`
+	// Only in GET /v1/groups/{groupId} (#21): a sending group's
+	// destination and its first unacknowledged messages (pendingTotal in
+	// all).
+	To           string        `json:"to,omitempty"`
+	Pending      []PendingJSON `json:"pending,omitempty"`
+	PendingTotal int           `json:"pendingTotal,omitempty"`
+}
+
+// PendingJSON is one unacknowledged message of a sending group.
+type PendingJSON struct {
+	ID       string  `json:"id"`
+	Number   *uint64 `json:"number"`
+	Attempts int     `json:"attempts"`
+	// NextAttempt is the next resend, or after the last one the instant
+	// the message fails (retries-exhausted).
+	NextAttempt string `json:"nextAttempt"`
+	ExpiryTime  string `json:"expiryTime"`
+	LastError   string `json:"lastError,omitempty"`
+}
+
+// maxPendingShown bounds the pending messages one group answer lists.
+const maxPendingShown = 100
+
+// groupsJSON is the body of GET /v1/groups: total counts the groups that
+// match the filters; next is the after= of the next page, null on the last.
+type groupsJSON struct {
+	Groups []GroupJSON `json:"groups"`
+	Total  int         `json:"total"`
+	Next   *string     `json:"next"`
 }
 
 func groupJSON(v admin.GroupView) GroupJSON {
@@ -41,7 +78,22 @@ func groupJSON(v admin.GroupView) GroupJSON {
 		s := apiTime(v.NextDeadline)
 		j.NextDeadline = &s
 	}
+	j.LastActivity = optTime(v.LastActivity)
+	j.Missing = missing(j.Ranges)
 	return j
+}
+
+// missing is the complement of ranges below their highest number.
+func missing(ranges [][2]uint64) [][2]uint64 {
+	var out [][2]uint64
+	next := uint64(0)
+	for _, r := range ranges {
+		if r[0] > next {
+			out = append(out, [2]uint64{next, r[0] - 1})
+		}
+		next = r[1] + 1
+	}
+	return out
 }
 
 func roleName(r group.Role) string {
@@ -52,8 +104,11 @@ func roleName(r group.Role) string {
 }
 
 // roles reads ?role=: both roles when absent; ok false for another value.
-func roles(r *http.Request) (admin.Roles, bool) {
-	switch r.URL.Query().Get("role") {
+func roles(r *http.Request) (admin.Roles, bool) { return parseRoles(r.URL.Query().Get("role")) }
+
+// parseRoles reads a role= value.
+func parseRoles(role string) (admin.Roles, bool) {
+	switch role {
 	case "":
 		return admin.Receiving | admin.Sending, true
 	case "receiver":
@@ -65,25 +120,31 @@ func roles(r *http.Request) (admin.Roles, bool) {
 }
 
 func (g *Gateway) handleGroups(w http.ResponseWriter, r *http.Request) {
-	roles, ok := roles(r)
-	if !ok {
-		writeError(w, http.StatusBadRequest, "role must be sender or receiver")
+	q, err := parseGroupQuery(r.URL.Query())
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	// With -store etcd: the groups of the shards this instance holds.
-	out := []GroupJSON{}
+	sel := &selection{q: &q}
 	for _, sn := range g.nodes() {
 		err := sn.node.Admin(r.Context(), func(a admin.Engine, _ time.Time) {
-			for _, v := range admin.Groups(a, roles) {
-				out = append(out, groupJSON(v))
-			}
+			admin.EachGroup(a, q.roles, sel.offer)
 		})
 		if err != nil {
 			writeError(w, http.StatusServiceUnavailable, err.Error())
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"groups": out})
+	page, next := sel.page()
+	out := groupsJSON{Groups: make([]GroupJSON, len(page)), Total: sel.total}
+	for i, row := range page {
+		out.Groups[i] = groupJSON(row.v)
+	}
+	if next != "" {
+		out.Next = &next
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // handleGroup answers one group: the receiving side's newest generation
@@ -96,10 +157,15 @@ func (g *Gateway) handleGroup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.onShard(w, r, nil, g.shardOf(id), func(n *rmp.Node) {
-		var v admin.GroupView
-		found := false
+		var (
+			j     GroupJSON
+			found bool
+		)
 		err := n.Admin(r.Context(), func(a admin.Engine, _ time.Time) {
-			v, found = admin.Group(a, id, roles)
+			var v admin.GroupView
+			if v, found = admin.Group(a, id, roles); found {
+				j = groupDetail(a, v)
+			}
 		})
 		if err != nil {
 			writeError(w, http.StatusServiceUnavailable, err.Error())
@@ -109,8 +175,27 @@ func (g *Gateway) handleGroup(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusNotFound, "unknown group "+id)
 			return
 		}
-		writeJSON(w, http.StatusOK, groupJSON(v))
+		writeJSON(w, http.StatusOK, j)
 	})
+}
+
+// groupDetail is groupJSON with what only the one-group answer carries.
+func groupDetail(a admin.Engine, v admin.GroupView) GroupJSON {
+	j := groupJSON(v)
+	if v.Role != group.RoleSender {
+		return j
+	}
+	if gi, ok := a.SendingGroup(v.GroupID); ok {
+		j.To = gi.To
+		ps, total := a.SendingPending(v.GroupID, maxPendingShown)
+		j.PendingTotal = total
+		for _, p := range ps {
+			ref := sender.MessageRef{GroupID: v.GroupID, Number: p.Number, Singleton: gi.Singleton}
+			j.Pending = append(j.Pending, PendingJSON{ID: MessageID(ref), Number: numberJSON(!gi.Singleton, p.Number),
+				Attempts: p.Attempts, NextAttempt: apiTime(p.NextAt), ExpiryTime: apiTime(p.Expiry), LastError: p.LastError})
+		}
+	}
+	return j
 }
 
 // handleGroupDelete terminates and removes a group: on the sending side

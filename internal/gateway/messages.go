@@ -21,6 +21,8 @@ type MessageStatus struct {
 	LastError string `json:"lastError,omitempty"`
 	// Response is the business response of an acknowledged message (R73).
 	Response string `json:"response,omitempty"`
+	// At is when the outcome was recorded; omitted before one was (#21).
+	At string `json:"at,omitempty"`
 }
 
 // handleMessage answers from the sending RMP while it knows the message,
@@ -86,9 +88,10 @@ func (g *Gateway) handleMessage(w http.ResponseWriter, r *http.Request) {
 			if st.Response == "" {
 				st.Response = rec.Response
 			}
+			st.At = rec.At
 		}
 	case recorded:
-		st.State, st.Reason, st.Fault, st.Attempts, st.Response = rec.Outcome, rec.Reason, rec.Fault, rec.Attempts, rec.Response
+		st.State, st.Reason, st.Fault, st.Attempts, st.Response, st.At = rec.Outcome, rec.Reason, rec.Fault, rec.Attempts, rec.Response, rec.At
 	default:
 		writeError(w, http.StatusNotFound, "unknown message "+id)
 		return
@@ -98,6 +101,10 @@ func (g *Gateway) handleMessage(w http.ResponseWriter, r *http.Request) {
 
 // writeRecord answers GET /v1/messages/{id} from an outcome record.
 func (g *Gateway) writeRecord(w http.ResponseWriter, id string, rec Record) {
-	writeJSON(w, http.StatusOK, MessageStatus{ID: id, GroupID: rec.GroupID, Number: rec.Number,
-		State: rec.Outcome, Reason: rec.Reason, Fault: rec.Fault, Attempts: rec.Attempts, Response: rec.Response})
+	writeJSON(w, http.StatusOK, recordStatus(rec))
+}
+
+func recordStatus(rec Record) MessageStatus {
+	return MessageStatus{ID: rec.ID, GroupID: rec.GroupID, Number: rec.Number, State: rec.Outcome, Reason: rec.Reason,
+		Fault: rec.Fault, Attempts: rec.Attempts, Response: rec.Response, At: rec.At}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp/outbound"
@@ -78,6 +79,7 @@ func faultString(r sender.Reason, code faults.Code, soapCode string) string {
 // notify URL sees it once (again after a crash before that deletion).
 type outcomeHandler struct {
 	records *records
+	now     func() time.Time // the gateway's clock, for Record.At
 	url     string
 	client  *http.Client
 	waiters *routeWaiters // nil: no route requests
@@ -94,10 +96,11 @@ func (h *outcomeHandler) HandleOutcome(ctx context.Context, o sender.Outcome) er
 func (h *outcomeHandler) HandleOutcomes(ctx context.Context, os []sender.Outcome) (int, error) {
 	js := make([]OutcomeJSON, len(os))
 	recs := make([]Record, len(os))
+	at := apiTime(h.now())
 	for i, o := range os {
 		j := outcomeJSON(o)
 		js[i] = j
-		recs[i] = Record{ID: j.ID, GroupID: j.GroupID, Number: j.Number, Outcome: j.Outcome, Reason: j.Reason, Fault: j.Fault, Attempts: o.Attempts, Response: j.Response}
+		recs[i] = Record{ID: j.ID, GroupID: j.GroupID, Number: j.Number, Outcome: j.Outcome, Reason: j.Reason, Fault: j.Fault, Attempts: o.Attempts, Response: j.Response, At: at}
 	}
 	if err := h.records.putAll(recs); err != nil {
 		return 0, err

@@ -23,6 +23,9 @@ type Record struct {
 	// Response is the business response of an acknowledged message (R73)
 	// when it is at most maxRecordResponse bytes.
 	Response string `json:"response,omitempty"`
+	// At is when the outcome was recorded (the gateway's clock, RFC 3339);
+	// absent from records written before #21.
+	At string `json:"at,omitempty"`
 }
 
 // Bounds on the business responses the records keep: one larger than
@@ -135,6 +138,33 @@ func (r *records) get(id string) (Record, bool) {
 	defer r.mu.Unlock()
 	rec, ok := r.byID[id]
 	return rec, ok
+}
+
+// list returns up to limit records that match, newest first, starting
+// after the record whose id is after ("" from the newest); next is the id
+// to pass as after for the next page ("" on the last), total counts every
+// record that matches.
+func (r *records) list(match func(*Record) bool, after string, limit int) (page []Record, next string, total int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	started := after == ""
+	for i := len(r.order) - 1; i >= 0; i-- {
+		rec := r.byID[r.order[i]]
+		if match(&rec) {
+			total++
+			switch {
+			case !started:
+			case len(page) < limit:
+				page = append(page, rec)
+			case next == "":
+				next = page[len(page)-1].ID
+			}
+		}
+		if rec.ID == after {
+			started = true
+		}
+	}
+	return page, next, total
 }
 
 func (r *records) close() error {

@@ -40,6 +40,13 @@ type Engine interface {
 	// Destinations sums the sending side's unacknowledged messages per
 	// destination, sorted by destination.
 	Destinations() []sender.DestinationInfo
+	// EachReceivingGroup and EachSendingGroup call fn with every listed
+	// receiving group generation, every sending group in state, in no
+	// particular order and without copying: the GroupInfo and its slices
+	// are valid only during the call and must not be modified (a page of
+	// 100,000 groups, gateway GET /v1/groups).
+	EachReceivingGroup(fn func(*receiver.GroupInfo))
+	EachSendingGroup(fn func(*sender.GroupInfo))
 	// ReceiverStats returns the receiving RMP's counts (held messages,
 	// groups).
 	ReceiverStats() receiver.Stats

@@ -40,6 +40,16 @@ func (f *fake) SendingGroup(id string) (sender.GroupInfo, bool) {
 func (f *fake) SendingMessage(sender.MessageRef) (sender.MessageInfo, bool) {
 	return sender.MessageInfo{}, false
 }
+func (f *fake) EachReceivingGroup(fn func(*receiver.GroupInfo)) {
+	for i := range f.recv {
+		fn(&f.recv[i])
+	}
+}
+func (f *fake) EachSendingGroup(fn func(*sender.GroupInfo)) {
+	for i := range f.send {
+		fn(&f.send[i])
+	}
+}
 func (f *fake) SendingPending(string, int) ([]sender.PendingInfo, int) { return nil, 0 }
 func (f *fake) Destinations() []sender.DestinationInfo                 { return nil }
 func (f *fake) ReceiverStats() receiver.Stats                          { return receiver.Stats{} }
@@ -145,4 +155,33 @@ func TestAbort(t *testing.T) {
 	if len(got) != 2 || got[0] != "receiving a" || got[1] != "sending a" {
 		t.Fatalf("aborts %q, want receiving a, sending a", got)
 	}
+}
+
+// EachGroup hands every group of the roles over, as Groups lists them
+// (order aside), without copying their ranges.
+func TestEachGroupMatchesGroups(t *testing.T) {
+	f := newFake()
+	for _, roles := range []Roles{Receiving, Sending, Receiving | Sending} {
+		var got []GroupView
+		EachGroup(f, roles, func(v *GroupView) {
+			c := *v
+			c.Ranges = append([]group.Range(nil), v.Ranges...)
+			got = append(got, c)
+		})
+		want := Groups(f, roles)
+		if len(got) != len(want) {
+			t.Fatalf("roles %d: %d views, want %d", roles, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].GroupID != want[i].GroupID || got[i].Role != want[i].Role || got[i].Generation != want[i].Generation ||
+				len(got[i].Ranges) != len(want[i].Ranges) || got[i].Terminated != want[i].Terminated {
+				t.Fatalf("roles %d, view %d: %+v, want %+v", roles, i, got[i], want[i])
+			}
+		}
+	}
+	EachGroup(f, Sending, func(v *GroupView) {
+		if v.GroupID == "a" && &v.Ranges[0] != &f.send[0].Acked[0] {
+			t.Fatal("EachGroup copied a sending group's ranges")
+		}
+	})
 }

@@ -35,12 +35,19 @@ type GroupView struct {
 }
 
 func sendingView(gi sender.GroupInfo) GroupView {
+	v := sendingViewOf(gi)
+	v.Ranges = append([]group.Range(nil), gi.Acked...)
+	return v
+}
+
+// sendingViewOf is sendingView with Ranges aliasing gi.Acked.
+func sendingViewOf(gi sender.GroupInfo) GroupView {
 	v := GroupView{
 		GroupID:      gi.GroupID,
 		Generation:   1,
 		Role:         group.RoleSender,
 		Terminated:   gi.Terminated || gi.Aborted,
-		Ranges:       append([]group.Range(nil), gi.Acked...),
+		Ranges:       gi.Acked,
 		Held:         gi.Pending,
 		LastNumber:   gi.LastNumber,
 		HasLast:      gi.HasLast,
@@ -84,6 +91,20 @@ func Groups(e Engine, roles Roles) []GroupView {
 		}
 	}
 	return out
+}
+
+// EachGroup calls fn with the view of every group of roles, in no
+// particular order and without copying: the view and its Ranges are valid
+// only during the call and must not be modified. A page over 100,000
+// groups costs one pass and no copy of the groups it leaves out.
+func EachGroup(e Engine, roles Roles, fn func(*GroupView)) {
+	var v GroupView
+	if roles&Receiving != 0 {
+		e.EachReceivingGroup(func(gi *receiver.GroupInfo) { v = receivingView(*gi); fn(&v) })
+	}
+	if roles&Sending != 0 {
+		e.EachSendingGroup(func(gi *sender.GroupInfo) { v = sendingViewOf(*gi); fn(&v) })
+	}
 }
 
 // Group returns the view of one group: the receiving side's newest

@@ -57,14 +57,18 @@ type Stats struct {
 // is gone from listings at once, though its faults stay answerable.
 func listed(g *gstate) bool { return !g.deleted() }
 
-func (r *Receiver) info(g *gstate) GroupInfo {
+func (r *Receiver) info(g *gstate) GroupInfo { return infoInto(g, nil) }
+
+// infoInto is g's GroupInfo with its Ranges appended to buf.
+func infoInto(g *gstate, buf []group.Range) GroupInfo {
 	gi := GroupInfo{
 		GroupID: g.id.GroupID, Generation: g.id.Generation, Singleton: g.singleton,
 		Terminated: g.lc.Terminated, Rule: g.lc.Rule, Held: len(g.pending), Flags: g.flags,
 		NextDeadline: g.deadline, HasDeadline: g.hasDeadline, LastActivity: g.lc.LastActivity,
+		Ranges: buf,
 	}
 	if !g.singleton {
-		gi.Ranges = g.received.AppendRanges(nil)
+		gi.Ranges = g.received.AppendRanges(buf)
 		gi.LastNumber, gi.HasLast = g.lc.Last, g.lc.HasLast
 	}
 	gi.Held += g.buf.Len() // 0 unless ordered

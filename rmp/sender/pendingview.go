@@ -85,3 +85,13 @@ func (s *Sender) Destinations() []DestinationInfo {
 	slices.SortFunc(out, func(a, b DestinationInfo) int { return strings.Compare(a.To, b.To) })
 	return out
 }
+
+// EachGroup calls fn with every group in state, in no particular order,
+// without copying: the GroupInfo and its Acked are valid only during the
+// call and must not be modified (gateway GET /v1/groups, #21).
+func (s *Sender) EachGroup(fn func(*GroupInfo)) {
+	for _, g := range s.groups {
+		gi := s.view(g)
+		fn(&gi)
+	}
+}

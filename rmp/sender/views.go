@@ -37,9 +37,16 @@ type GroupInfo struct {
 }
 
 func (s *Sender) info(g *groupState) GroupInfo {
+	gi := s.view(g)
+	gi.Acked = slices.Clone(gi.Acked)
+	return gi
+}
+
+// view is g's GroupInfo with Acked aliasing g's state.
+func (s *Sender) view(g *groupState) GroupInfo {
 	gi := GroupInfo{
 		GroupID: s.idOf(g), Key: g.key, Singleton: g.singleton, To: g.to, Pending: len(g.pending),
-		Acked: slices.Clone(g.acked.rs), Closed: g.closed, Aborted: g.aborted,
+		Acked: g.acked.rs, Closed: g.closed, Aborted: g.aborted,
 		Terminated: g.life.Terminated, Rule: g.life.Rule, LastActivity: g.life.LastActivity,
 	}
 	if !g.singleton {

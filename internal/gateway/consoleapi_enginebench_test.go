@@ -1,0 +1,69 @@
+package gateway
+
+import (
+	"fmt"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/admin"
+	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/soap"
+)
+
+// pageEngine is a pure engine holding pageGroups receiving groups: 90%
+// with number 0 delivered, 10% holding 1 behind the gap of 0.
+func pageEngine(b *testing.B) *rmp.Engine {
+	var cfg rmp.Config
+	cfg.Sender.InstanceID = "page"
+	cfg.Receiver.MaxGroups = 2 * pageGroups
+	e, err := rmp.NewEngine(cfg, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range pageGroups {
+		n := uint64(0)
+		if i%10 == 9 {
+			n = 1
+		}
+		env, _ := soap.AppendRequestEnvelope(nil, soap.SOAP11, &soap.Request{
+			MessageID:    soap.MessageID{GroupID: fmt.Sprintf("urn:bench:page:%06d", i), Sequence: &soap.SequenceNum{Number: n}},
+			ExpiryTime:   now.Add(time.Hour),
+			ReplyPattern: soap.ReplyPattern{Value: group.ReplyResponse},
+			Flags:        group.Flags{AckRequested: true, DuplicateElimination: true, MessageOrder: true},
+		}, []byte("<o/>"))
+		e.Receive(now, uint64(i+1), soap.ContentTypeSOAP11, env)
+		for e.HasReady() {
+			rd := e.Ready()
+			e.Advance()
+			for _, d := range rd.Deliver {
+				e.Taken(now, d.Ref)
+			}
+		}
+	}
+	return e
+}
+
+// BenchmarkGroupsPageEngine is the work GET /v1/groups does in the node's
+// loop for one page over 100,000 groups.
+func BenchmarkGroupsPageEngine(b *testing.B) {
+	e := pageEngine(b)
+	for _, query := range []string{"limit=100", "limit=100&gap=true", "limit=100&q=page:0999", "limit=100&sort=held"} {
+		b.Run(query, func(b *testing.B) {
+			v, _ := url.ParseQuery(query)
+			q, err := parseGroupQuery(v)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				sel := &selection{q: &q}
+				admin.EachGroup(e.Admin(), q.roles, sel.offer)
+				if page, _ := sel.page(); len(page) == 0 {
+					b.Fatal("empty page")
+				}
+			}
+		})
+	}
+}
