@@ -77,7 +77,7 @@ func TestServeFlagsHelpAndErrors(t *testing.T) {
 		"-max-open-groups-per-peer", "-max-lifetime",
 		"-fake-clock", "-fake-clock-start", "-log", "-read-header-timeout", "-read-timeout", "-write-timeout",
 		"-idle-timeout", "-max-conns", "-max-header-bytes", "-tls-cert", "-tls-key", "-tls-client-ca", "-tls-client-auth",
-		"-peer-ca", "-peer-cert", "-peer-key", "-bind-groups-to-peer", "-admin-listen", "-admin-token-file", "-metrics-public", "-allow-outbound", "-idempotency-window", "-max-idempotency-keys",
+		"-peer-ca", "-peer-cert", "-peer-key", "-bind-groups-to-peer", "-admin-listen", "-admin-token-file", "-metrics-public", "-console", "-allow-outbound", "-idempotency-window", "-max-idempotency-keys",
 		"-etcd-ca", "-etcd-cert", "-etcd-key", "-etcd-user", "-etcd-password-file", "-cluster-ca", "-cluster-secret-file"} {
 		if !strings.Contains(errb.String(), "  "+f+" ") && !strings.Contains(errb.String(), "  "+f+"\n") {
 			t.Errorf("serve -h does not list %s:\n%s", f, errb.String())

@@ -53,6 +53,11 @@ func (g *Gateway) adminRoutes(m *http.ServeMux) {
 	} else {
 		h("GET /metrics", g.handleMetrics)
 	}
+	if g.cfg.Console {
+		// The console authenticates itself (the token as a bearer or its
+		// login cookie) and reads the API of this same mux.
+		m.Handle("/console/", g.newConsole(m))
+	}
 }
 
 // limit bounds every request body by -max-body; the node answers 413 for

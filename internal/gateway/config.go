@@ -166,6 +166,9 @@ type Config struct {
 	// be on loopback only (Validate).
 	AdminTokenFile string
 	MetricsPublic  bool
+	// Console serves the web console at /console/ beside the admin API,
+	// under the same token (#21).
+	Console bool
 	// AllowOutbound lists the loopback and private ranges that ReplyTo
 	// URLs and submitted destinations may name (outbound.Policy); the
 	// operator's own -deliver and -notify URLs are not checked.
@@ -221,6 +224,7 @@ func (o optBool) IsBoolFlag() bool { return true }
 func DefaultConfig() Config {
 	return Config{
 		Listen:               "127.0.0.1:8080",
+		Console:              true,
 		DataDir:              "./wsrkit-data",
 		MaxBody:              4 << 20,
 		MaxDepth:             64,
@@ -357,6 +361,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.AdminListen, "admin-listen", c.AdminListen, "serve /v1/*, /metrics and /healthz on this address instead; -listen then serves only /rmp, /soap/* and /healthz")
 	fs.StringVar(&c.AdminTokenFile, "admin-token-file", c.AdminTokenFile, "file holding the token every admin request must send as Authorization: Bearer <token> (re-read on SIGHUP)")
 	fs.BoolVar(&c.MetricsPublic, "metrics-public", c.MetricsPublic, "serve /metrics without the admin token")
+	fs.BoolVar(&c.Console, "console", c.Console, "serve the web console at /console/ beside the admin API, under the same token")
 	fs.Var(optBool{&c.BindGroupsToPeer}, "bind-groups-to-peer", "refuse messages (InvalidMessageId) and polls about a receiving group from another client-certificate identity than the one that opened it (default on when -tls-client-auth is require)")
 	fs.DurationVar(&c.RouteTimeout, "route-timeout", c.RouteTimeout, "how long a -route client waits for the acknowledgement before a SOAP Fault (HTTP 504); the message is still resent")
 }
