@@ -10,6 +10,7 @@ import (
 	"github.com/wsrkit/wsrkit/rmp/admin"
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/soap"
+	"github.com/wsrkit/wsrkit/store/memstore"
 )
 
 // pageEngine is a pure engine holding pageGroups receiving groups: 90%
@@ -18,7 +19,7 @@ func pageEngine(b *testing.B) *rmp.Engine {
 	var cfg rmp.Config
 	cfg.Sender.InstanceID = "page"
 	cfg.Receiver.MaxGroups = 2 * pageGroups
-	e, err := rmp.NewEngine(cfg, nil, nil)
+	e, err := rmp.LoadEngine(cfg, memstore.New(memstore.Options{}))
 	if err != nil {
 		b.Fatal(err)
 	}
