@@ -628,6 +628,9 @@ func (c *Config) validateCluster() []error {
 	if c.Store != StoreEtcd {
 		return errs
 	}
+	if c.TLSCert != "" && clientAuthType(c) == tls.RequireAndVerifyClientCert && c.ClusterCA == "" && c.PeerCert == "" {
+		errs = append(errs, errors.New("-tls-client-auth require with -store etcd needs -cluster-ca (or -peer-cert by -tls-client-ca): the instances forwarding to each other must present a client certificate"))
+	}
 	if c.TLSCert != "" && strings.HasPrefix(c.AdvertiseURL, "http:") {
 		errs = append(errs, errors.New("-advertise-url must be https:// with -tls-cert: the other instances forward to it"))
 	}

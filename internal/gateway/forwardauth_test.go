@@ -262,6 +262,11 @@ func TestClusterSecureDefault(t *testing.T) {
 	c.TLSClientCA = ""
 	c.AdvertiseURL = "http://127.0.0.1:8081"
 	require.ErrorContains(t, c.Validate(), "-advertise-url must be https://")
+	c = base()
+	c.TLSCert, c.TLSKey, c.TLSClientCA, c.ClusterSecretFile = "gw.crt", "gw.key", "partners.crt", "cluster.secret"
+	require.ErrorContains(t, c.Validate(), "-tls-client-auth require with -store etcd needs -cluster-ca")
+	c.PeerCert, c.PeerKey = "gw-client.crt", "gw-client.key"
+	require.NoError(t, c.Validate(), "forwards present -peer-cert")
 
 	c = base()
 	on := true
