@@ -23,30 +23,62 @@
 //
 // # Applying a Ready
 //
-//  1. Apply Persist to the store as one atomic, synced batch before anything
-//     else. Every acknowledgement, delivery and outcome in the same Ready
-//     relies on it (D8: an ack means accepted and durably stored; R21: a
-//     message is stored before its first transmission; D27). A Ready with
-//     none of those (and no caller waiting) may wait for the next synced
-//     batch, in order: the Node holds it up to LazyCommitDelay. A busy Node
-//     also lets any batch wait up to CommitDelay for more work, so that one
-//     sync carries more of it; either way nothing is released before its
-//     batch is durable.
-//  2. If the store fails, stop: the engine may be ahead of the disk. Rebuild
+// A driver takes a Ready and calls Advance at once: Advance says only that
+// the driver has taken the effects over, and the Engine never needs them
+// back. It may then go on feeding inputs while that Ready is being applied,
+// as etcd-io/raft's asynchronous storage writes do. What it must keep is
+// the order in which each Ready's effects reach the world:
+//
+//  1. Apply Persist to the store as one atomic, synced batch before any
+//     other effect of the same Ready. Every acknowledgement, delivery and
+//     outcome relies on it (D8: an ack means accepted and durably stored;
+//     R21: a message is stored before its first transmission; D27).
+//     Readies are committed in the order they were taken (a later Persist
+//     may build on an earlier one); several may share one store batch.
+//  2. If the store fails, stop: the engine is ahead of the disk. Rebuild
 //     it from the store with LoadEngine (the Node stops and reports Err).
-//  3. Call Advance, then write each Answer to the HTTP exchange that carried
-//     its request (Response pattern, R72; SOAP Faults, R38).
-//  4. Make the Sends (transmissions, PollRequests, callbacks) and report each
-//     with SendResult; a missing or unreadable response is no ack (R36).
-//  5. Hand Deliver to the consumer; the messages of one group in slice order.
-//     Report each with Taken or DeliveryFailed. An ordered group has one
-//     hand-off outstanding at a time (D14, R49). The hand-off is idempotent
-//     on (group, generation, number): a crash before Taken hands it out again
-//     after restart (R92, digest §10 item 6).
-//  6. Hand Notify to the producer and report each with OutcomeHandled, which
-//     deletes its outbox record; an outcome not yet handled is handed out
-//     again after a restart, so each is reported once it is handled (D27).
-//  7. Set the timer to NextDeadline.
+//  3. Once the Persist is durable, write each Answer to the HTTP exchange
+//     that carried its request (Response pattern, R72; SOAP Faults, R38).
+//  4. Make the Sends (transmissions, PollRequests, callbacks) and report
+//     each with SendResult; a missing or unreadable response is no ack
+//     (R36).
+//  5. Hand Deliver to the consumer; the messages of one group in slice
+//     order. Report each with Taken or DeliveryFailed. An ordered group has
+//     one hand-off outstanding at a time (D14, R49). The hand-off is
+//     idempotent on (group, generation, number): a crash before Taken hands
+//     it out again after restart (R92, digest §10 item 6).
+//  6. Hand Notify to the producer and report each with OutcomeHandled,
+//     which deletes its outbox record; an outcome not yet handled is handed
+//     out again after a restart, so each is reported once it is handled
+//     (D27).
+//  7. After every batch of inputs, set the timer to NextDeadline. It
+//     reflects every Ready taken so far, committed or not.
+//
+// A driver that applies each Ready before the next input (the conformance
+// runner, the simulator) keeps this order trivially.
+//
+// # How the Node applies a Ready
+//
+// The Node runs this order as a pipeline: Ready taken → Advance → commit →
+// effects released. The loop and the committer are a goroutine each; sends,
+// deliveries and outcomes run on workers.
+//
+//   - The loop (Node.run, node.go) owns the Engine. It takes a batch of
+//     inputs (node_input.go: callers' Submit, Confirm, ServeHTTP…, and the
+//     workers' results), applies them (Node.step), takes the Ready, calls
+//     Advance and queues the Ready as a job for the committer
+//     (Node.handOff), re-arms its timer (rule 7), and goes on with the next
+//     batch while the store syncs.
+//   - The committer (node_committer.go) makes jobs durable in queue order,
+//     the jobs waiting in one store batch that fits the store's limits, and
+//     only then releases each job's effects (rules 1 and 2). To spend fewer
+//     fsyncs it may hold a job that nothing waits for up to
+//     NodeConfig.LazyCommitDelay and, while the node is busy, wait up to
+//     CommitDelay for more jobs; neither releases anything early.
+//   - Release (Node.release, node_release.go) writes the Answers and starts
+//     the Sends, deliveries and outcomes on worker goroutines (rules 3 to 6);
+//     only then are the callers waiting for the job answered. Workers post
+//     their results back to the loop as inputs and never wait for it.
 //
 // Errors returned by Engine methods are for the local caller (a refused
 // submission); problems in received messages are protocol faults, produced

@@ -2,7 +2,6 @@ package rmp
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/httpbody"
 )
@@ -59,10 +58,7 @@ func (n *Node) ServeInbound(w http.ResponseWriter, r *http.Request, in *Inbound)
 		n.mu.Unlock()
 	}
 	in.CheckOutbound(&n.cfg.Outbound)
-	err := n.enqueue(r.Context(), input{fn: func(e *Engine, now time.Time) any {
-		e.ReceiveInbound(now, tok, in)
-		return nil
-	}})
+	err := n.enqueue(r.Context(), request{in: inboundInput{tok, in}})
 	if err != nil {
 		forget()
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)

@@ -1,9 +1,6 @@
 package rmp
 
-import (
-	"github.com/wsrkit/wsrkit/rmp/group"
-	"github.com/wsrkit/wsrkit/store"
-)
+import "github.com/wsrkit/wsrkit/store"
 
 // Every store batch the Node commits fits the store's limits (#18), for
 // any state those limits let in, by construction:
@@ -17,7 +14,7 @@ import (
 //     of the batch limits, and goes on with a new one, so a job is at most
 //     a quarter plus one step;
 //   - the committer puts jobs into one store batch only while their sum
-//     fits (commitRuns).
+//     fits (committer.commitRun).
 //
 // Nothing of a job is released before its batch is durable (D8, R21, D27):
 // splitting work into jobs only moves where commits fall.
@@ -46,40 +43,26 @@ func fitEngine(cfg *NodeConfig, lim store.Limits) {
 	}
 }
 
+// jobBuilder is the loop's account of the job it is building: the
+// engine's Ready up to the next handOff.
+type jobBuilder struct {
+	maxMutations, maxBytes int     // the job is closed once its Persist reaches either
+	counted, bytes         int     // the Persist's mutations counted so far, and their bytes
+	replies                []reply // the callers waiting for the job's commit
+}
+
+// newJobBuilder closes jobs at a quarter of lim's batch limits.
+func newJobBuilder(lim store.Limits) jobBuilder {
+	return jobBuilder{maxMutations: lim.BatchMutations() / 4, maxBytes: lim.BatchBytes() / 4}
+}
+
 // jobFull counts the Persist of the Ready being built and reports whether
 // it reached the job limits.
 func (n *Node) jobFull() bool {
-	p := n.eng.rd.Persist
-	for i := n.counted; i < len(p); i++ {
-		n.countedBytes += store.MutationBytes(&p[i])
+	j := &n.job
+	p := n.eng.Ready().Persist
+	for ; j.counted < len(p); j.counted++ {
+		j.bytes += store.MutationBytes(&p[j.counted])
 	}
-	n.counted = len(p)
-	return n.counted >= n.jobMutations || n.countedBytes >= n.jobBytes
-}
-
-// kick makes the loop run again at once, for work a Tick left due.
-func (n *Node) kick() {
-	select {
-	case n.fbSignal <- struct{}{}:
-	default:
-	}
-}
-
-// commitRun returns the end of the longest run of jobs from start whose
-// Persists fit one store batch together (at least one job), and that
-// batch.
-func (n *Node) commitRun(jobs []commitJob, start int, persist []group.Mutation) (int, []group.Mutation) {
-	maxM, maxB := n.limits.BatchMutations(), n.limits.BatchBytes()
-	count, bytes := 0, 0
-	end := start
-	for ; end < len(jobs); end++ {
-		j := &jobs[end]
-		if end > start && (count+len(j.rd.Persist) > maxM || bytes+j.bytes > maxB) {
-			break
-		}
-		count += len(j.rd.Persist)
-		bytes += j.bytes
-		persist = append(persist, j.rd.Persist...)
-	}
-	return end, persist
+	return j.counted >= j.maxMutations || j.bytes >= j.maxBytes
 }

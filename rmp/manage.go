@@ -17,18 +17,14 @@ func (e *Engine) Admin() admin.Engine { return engineAdmin{e} }
 // the engine (rmp/admin); fn must not keep a. What fn changes (an abort)
 // is durable once Admin returns nil.
 func (n *Node) Admin(ctx context.Context, fn func(a admin.Engine, now time.Time)) error {
-	_, err := n.call(ctx, func(e *Engine, now time.Time) any {
-		fn(engineAdmin{e}, now)
-		return nil
-	})
-	return err
+	return n.call(ctx, adminInput{fn})
 }
 
 // Metrics returns the engine's counters.
 func (n *Node) Metrics(ctx context.Context) (admin.Metrics, error) {
 	var m admin.Metrics
 	err := n.Admin(ctx, func(a admin.Engine, _ time.Time) { m = a.Metrics() })
-	m.Commits = n.committed.Load()
+	m.Commits = n.commit.committed.Load()
 	return m, err
 }
 

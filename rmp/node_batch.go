@@ -3,7 +3,6 @@ package rmp
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/sender"
 )
@@ -26,17 +25,9 @@ func (n *Node) SubmitBatch(ctx context.Context, subs []Submission) ([]sender.Mes
 	if len(subs) == 0 {
 		return nil, nil
 	}
-	type res struct {
-		refs []sender.MessageRef
-		err  error
-	}
-	r, err := n.call(ctx, func(e *Engine, now time.Time) any {
-		refs, err := e.submitBatch(now, subs)
-		return res{refs, err}
-	})
-	if err != nil {
+	in := &submitBatchInput{subs: subs}
+	if err := n.call(ctx, in); err != nil {
 		return nil, err
 	}
-	out := r.(res)
-	return out.refs, out.err
+	return in.refs, in.err
 }

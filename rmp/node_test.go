@@ -476,11 +476,11 @@ func TestNodeLazyCommits(t *testing.T) {
 	_, err = sn.Submit(ctx, sub)
 	require.NoError(t, err)
 	rc.waitFor(t, "the delivery", func() bool { return len(rc.delivered) == 1 })
-	committed := rn.committed.Load() // the accept, released before the hand-off
+	committed := rn.commit.committed.Load() // the accept, released before the hand-off
 	time.Sleep(100 * time.Millisecond)
-	require.Equal(t, committed, rn.committed.Load(), "Taken alone is held, not committed")
+	require.Equal(t, committed, rn.commit.committed.Load(), "Taken alone is held, not committed")
 	require.NoError(t, rn.Sync(ctx))
-	require.Equal(t, committed+1, rn.committed.Load(), "Sync's commit carries the held Taken")
+	require.Equal(t, committed+1, rn.commit.committed.Load(), "Sync's commit carries the held Taken")
 
 	// A second message: its Taken is held again, then committed by Close.
 	sub = submission("orders", 1, false)
@@ -511,8 +511,8 @@ func TestNodeLazyCommits(t *testing.T) {
 	_, err = sn.Submit(ctx, sub)
 	require.NoError(t, err)
 	again.waitFor(t, "the third delivery", func() bool { return len(again.delivered) == 1 })
-	committed = rn2.committed.Load()
-	waitUntil(t, func() bool { return rn2.committed.Load() == committed+1 })
+	committed = rn2.commit.committed.Load()
+	waitUntil(t, func() bool { return rn2.commit.committed.Load() == committed+1 })
 }
 
 // parkedTransport holds every POST until its context ends.
@@ -540,7 +540,7 @@ func TestNodeCommitDelayWhenBusy(t *testing.T) {
 
 	submitTwo := func(key string) (commits uint64) {
 		t.Helper()
-		before := n.committed.Load()
+		before := n.commit.committed.Load()
 		var wg sync.WaitGroup
 		for i := range 2 {
 			if i > 0 {
@@ -552,7 +552,7 @@ func TestNodeCommitDelayWhenBusy(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		return n.committed.Load() - before
+		return n.commit.committed.Load() - before
 	}
 	require.Equal(t, uint64(2), submitTwo("idle"), "not busy: each submission commits at once")
 	waitUntil(t, func() bool { return n.busy.Load() == 2 }) // the two parked POSTs

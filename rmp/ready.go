@@ -27,11 +27,6 @@ type Ready struct {
 	Events []Event
 }
 
-// size counts the effects that change the world outside the engine.
-func (r *Ready) size() int {
-	return len(r.Persist) + len(r.Answers) + len(r.Sends) + len(r.Deliver) + len(r.Notify)
-}
-
 func (r *Ready) empty() bool {
 	return len(r.Persist) == 0 && len(r.Answers) == 0 && len(r.Sends) == 0 &&
 		len(r.Deliver) == 0 && len(r.Notify) == 0 && len(r.Events) == 0

@@ -1,0 +1,154 @@
+package rmp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/wsrkit/wsrkit/rmp/httpbody"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
+	"github.com/wsrkit/wsrkit/rmp/sender"
+	"github.com/wsrkit/wsrkit/store"
+)
+
+// NodeConfig configures a Node. Store is required; the rest default.
+type NodeConfig struct {
+	// Engine configures the engine. An empty Engine.Sender.InstanceID gets
+	// a random one.
+	Engine Config
+	// Store holds the engine's state; the Node closes it on Close.
+	Store store.Store
+	// Transport sends POSTs; default NewHTTPTransport with its defaults
+	// and Outbound.
+	Transport Transport
+	// Outbound decides which addresses the node calls at URLs that peers
+	// and producers chose: a refused Callback ReplyTo is answered
+	// InvalidReplyPattern, a refused PollRequest ReplyTo
+	// InvalidPollRequest, a refused submission To is ErrInvalidSubmission;
+	// the default transport also checks every dial. The zero value allows
+	// public addresses only; a loopback or private deployment lists its
+	// ranges in Allow.
+	Outbound outbound.Policy
+	// Clock is the time source; default the real clock.
+	Clock Clock
+	// Consumer takes deliveries; default one that refuses them all, which
+	// keeps them waiting (and a Node with no consumer is a sender only).
+	Consumer Consumer
+	// Outcomes takes outcomes; default one that drops them after logging.
+	Outcomes OutcomeHandler
+	Logger   *slog.Logger
+	// DeliveryWorkers hand deliveries to the consumer concurrently; the
+	// messages of one group always go through the same worker, in order.
+	// Default 4.
+	DeliveryWorkers int
+	// RetryDelay is the wait before offering an outcome again after the
+	// OutcomeHandler failed; default 1s, doubling up to 1 min.
+	RetryDelay time.Duration
+	// MaxBody bounds the body of one inbound request, decoded; default 4
+	// MiB.
+	MaxBody int64
+	// Bodies bounds the bytes of the request bodies being served at once
+	// (httpbody.Read); nodes and handlers that share one share the bound.
+	// Default a budget of DefaultMaxInflightBytes of the node's own.
+	Bodies *httpbody.Budget
+	// MaxBatch bounds the inputs processed before one store commit;
+	// default 256.
+	MaxBatch int
+	// LazyCommitDelay is how long a batch that nothing waits for — the
+	// record that a delivery was taken or an outcome handled, with no
+	// answer, send, delivery, outcome or caller depending on it — may wait
+	// to ride on the next commit that must be synced anyway, instead of
+	// costing a synced commit of its own. A crash in that window hands the
+	// delivery out again or reports the outcome again, as a crash between
+	// Deliver (or HandleOutcome) returning and the commit always could
+	// (R92, D27). Wall time, not the Clock: it paces the disk, not the
+	// protocol. Default 10ms; negative commits every batch at once.
+	LazyCommitDelay time.Duration
+	// CommitDelay is how long the committer may wait for more work before
+	// a synced commit while the node is busy, so that one fsync carries
+	// more of it (PostgreSQL's commit_delay). Busy means at least
+	// CommitSiblings exchanges in progress: requests waiting for their
+	// answer, callers waiting for a durable result, POSTs in flight. A
+	// node with fewer commits at once, so a lone exchange never waits. The
+	// wait ends early once a commit's worth of jobs is queued. Wall time:
+	// it paces the disk. Default 500µs; negative never waits.
+	CommitDelay time.Duration
+	// CommitSiblings is how many exchanges in progress make the node busy
+	// (commit_siblings); default 16.
+	CommitSiblings int
+	// AwaitDelivery bounds how long the answer to a Response-pattern
+	// message that is not delivered yet — held out of order, or a copy of
+	// one still in its hand-off — waits for the consumer's business
+	// response (R73) before it is sent with its ack alone (Answer.AwaitLater).
+	// Keep it below the senders' HTTP timeout. Wall time: it paces an HTTP
+	// exchange, not the protocol. Zero or negative (the default) never
+	// waits: a parked answer holds one of its sender's connections, and
+	// under loss a sender with few connections per destination can stall
+	// behind parked exchanges (SPEC-NOTES "Business responses").
+	AwaitDelivery time.Duration
+}
+
+// withDefaults fills in what cfg leaves unset.
+func (cfg *NodeConfig) withDefaults() error {
+	if cfg.Transport == nil {
+		pol := cfg.Outbound
+		cfg.Transport = NewHTTPTransport(outbound.Config{Policy: &pol})
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = RealClock()
+	}
+	if cfg.Consumer == nil {
+		cfg.Consumer = ConsumerFunc(func(context.Context, Delivery) ([]byte, error) {
+			return nil, errors.New("rmp: this node has no consumer")
+		})
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Outcomes == nil {
+		log := cfg.Logger
+		cfg.Outcomes = OutcomeFunc(func(_ context.Context, o sender.Outcome) error {
+			log.Info("outcome dropped: no handler", "group", o.Ref.GroupID, "number", o.Ref.Number, "outcome", o.Kind.String())
+			return nil
+		})
+	}
+	if cfg.DeliveryWorkers <= 0 {
+		cfg.DeliveryWorkers = 4
+	}
+	if cfg.RetryDelay <= 0 {
+		cfg.RetryDelay = time.Second
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = 4 << 20
+	}
+	if cfg.Bodies == nil {
+		cfg.Bodies = httpbody.NewBudget(httpbody.DefaultMaxInflightBytes)
+	}
+	if cfg.MaxBatch <= 0 {
+		cfg.MaxBatch = 256
+	}
+	if cfg.LazyCommitDelay == 0 {
+		cfg.LazyCommitDelay = 10 * time.Millisecond
+	}
+	if cfg.CommitDelay == 0 {
+		cfg.CommitDelay = 500 * time.Microsecond
+	}
+	if cfg.CommitSiblings <= 0 {
+		cfg.CommitSiblings = 16
+	}
+	if cfg.Engine.Sender.InstanceID == "" {
+		// Group ids are mid:<counter>.<instance>@wsrkit with a persisted
+		// counter; a random instance id keeps two nodes that were given none
+		// from ever minting the same id (R05).
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return fmt.Errorf("rmp: instance id: %w", err)
+		}
+		cfg.Engine.Sender.InstanceID = hex.EncodeToString(b[:])
+	}
+	return nil
+}

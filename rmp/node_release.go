@@ -1,0 +1,259 @@
+package rmp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/wsrkit/wsrkit/rmp/outbound"
+	"github.com/wsrkit/wsrkit/rmp/receiver"
+	"github.com/wsrkit/wsrkit/rmp/sender"
+)
+
+// release hands out the effects of a committed Ready, in order (package
+// doc, rules 3 to 6): answers, sends, deliveries, outcomes. The committer
+// calls it once the Ready's Persist is durable.
+func (n *Node) release(rd *Ready) {
+	if len(rd.Answers) > 0 {
+		n.mu.Lock()
+		for _, a := range rd.Answers {
+			ch, ok := n.answers[a.Token]
+			if !ok {
+				continue
+			}
+			delete(n.answers, a.Token)
+			if a.Await != nil && (!a.AwaitLater || n.cfg.AwaitDelivery > 0) {
+				// Held until the consumer returns (R73); see deliverLoop.
+				n.await(*a.Await, ch, a)
+				continue
+			}
+			ch <- a
+		}
+		n.mu.Unlock()
+	}
+	for _, o := range rd.Sends {
+		n.sendWG.Add(1)
+		n.busy.Add(1)
+		go n.send(o)
+	}
+	for _, d := range rd.Deliver {
+		h := fnv.New32a()
+		h.Write([]byte(d.Ref.Group.GroupID))
+		n.workers[int(h.Sum32()%uint32(len(n.workers)))] <- d
+	}
+	for _, o := range rd.Notify {
+		n.notifyQ <- o
+	}
+	for _, ev := range rd.Events {
+		n.logEvent(ev)
+	}
+}
+
+// failAnswers answers waiting HTTP requests with 503: their messages were
+// not durably accepted, so the sender resends.
+func (n *Node) failAnswers(err error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for tok, ch := range n.answers {
+		ch <- Answer{Token: tok, Status: 503, ContentType: "text/plain; charset=utf-8", Body: []byte(err.Error() + "\n")}
+		delete(n.answers, tok)
+	}
+	// Answers held for a business response were committed: release them
+	// as they are.
+	for ref, ws := range n.awaiting {
+		for _, w := range ws {
+			w.release()
+		}
+		delete(n.awaiting, ref)
+	}
+}
+
+// send makes one POST on its own goroutine and posts the result back
+// (rule 4).
+func (n *Node) send(o Outbound) {
+	defer n.sendWG.Done()
+	defer n.busy.Add(-1) // after the result is posted: the ack is work to come
+	res, err := n.cfg.Transport.Do(n.ctx, o.Post)
+	if err != nil {
+		n.log.Debug("send failed", "kind", o.Ref.Kind.String(), "url", outbound.Redact(o.Post.URL), "err", err)
+	} else if o.Ref.Kind != OutCallback {
+		// Parsed here, not on the engine's loop (as ServeHTTP does).
+		res = res.WithParsedReply(n.cfg.Engine.Parse)
+	}
+	n.warnNoAck(o, res, err)
+	n.post(sentInput{o.Ref, res, err})
+}
+
+// deliverLoop is one delivery worker: it hands its groups' messages to the
+// consumer in order and posts each result back (rule 5; R92: a hand-off is
+// recorded as taken only after Deliver returned).
+func (n *Node) deliverLoop(ch chan Delivery) {
+	defer n.workerWG.Done()
+	for {
+		select {
+		case d := <-ch:
+			resp, err := n.cfg.Consumer.Deliver(n.ctx, d)
+			ref := d.Ref
+			n.completeAnswer(ref, resp, err)
+			if errors.Is(err, ErrDeferred) {
+				continue
+			}
+			if err != nil {
+				n.log.Debug("delivery refused", "group", ref.Group.GroupID, "number", ref.Number, "err", err)
+				n.post(refusedInput{ref})
+				continue
+			}
+			n.post(takenInput{ref, resp})
+		case <-n.ctx.Done():
+			return
+		}
+	}
+}
+
+// awaitingAnswer is an HTTP answer held until its message's consumer
+// returned, so that a business response can ride on it (R73). Several
+// answers may wait for one delivery (copies of a held message).
+type awaitingAnswer struct {
+	ch    chan Answer
+	a     Answer
+	timer *time.Timer // AwaitLater: sends a as it is after AwaitDelivery
+}
+
+// release sends the answer as it is (without a business response).
+func (w *awaitingAnswer) release() { w.send(w.a) }
+
+func (w *awaitingAnswer) send(a Answer) {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.ch <- a
+}
+
+// await holds a until the consumer returns from ref's delivery; with mu
+// held. An answer whose delivery is not in its Ready waits at most
+// AwaitDelivery.
+func (n *Node) await(ref receiver.DeliveryRef, ch chan Answer, a Answer) {
+	w := &awaitingAnswer{ch: ch, a: a}
+	if a.AwaitLater {
+		w.timer = time.AfterFunc(n.cfg.AwaitDelivery, func() {
+			n.mu.Lock()
+			ws := n.awaiting[ref]
+			i := slices.Index(ws, w)
+			if i >= 0 {
+				ws = slices.Delete(ws, i, i+1)
+				if len(ws) == 0 {
+					delete(n.awaiting, ref)
+				} else {
+					n.awaiting[ref] = ws
+				}
+			}
+			n.mu.Unlock()
+			if i >= 0 {
+				w.ch <- w.a
+			}
+		})
+	}
+	n.awaiting[ref] = append(n.awaiting[ref], w)
+}
+
+// completeAnswer releases the answers waiting for ref, with the consumer's
+// business response as their Body when it gave one.
+func (n *Node) completeAnswer(ref receiver.DeliveryRef, resp []byte, err error) {
+	n.mu.Lock()
+	ws := n.awaiting[ref]
+	delete(n.awaiting, ref)
+	n.mu.Unlock()
+	for _, w := range ws {
+		if err == nil {
+			w.send(w.a.WithBusinessResponse(resp))
+			continue
+		}
+		w.release()
+	}
+}
+
+// notifyLoop hands outcomes to the producer's handler, in batches when it
+// takes them, retrying with back-off, and posts the handled ones back
+// (rule 6, D27).
+func (n *Node) notifyLoop() {
+	defer n.workerWG.Done()
+	batch := make([]sender.Outcome, 0, maxOutcomeBatch)
+	for {
+		select {
+		case o := <-n.notifyQ:
+			batch = append(batch[:0], o)
+		drain: // what else is waiting goes along (OutcomeBatchHandler)
+			for len(batch) < maxOutcomeBatch {
+				select {
+				case o := <-n.notifyQ:
+					batch = append(batch, o)
+				default:
+					break drain
+				}
+			}
+			delay := n.cfg.RetryDelay
+			for len(batch) > 0 {
+				handled, err := n.handleOutcomes(batch)
+				if handled > 0 {
+					ids := make([]sender.OutcomeID, handled)
+					for i := range ids {
+						ids[i] = batch[i].ID
+					}
+					n.post(handledInput{ids})
+					batch = batch[handled:]
+				}
+				if err == nil {
+					continue
+				}
+				n.log.Warn("outcome handler failed; retrying", "group", batch[0].Ref.GroupID, "err", err)
+				t := n.clk.Timer(delay)
+				select {
+				case <-t.C:
+				case <-n.ctx.Done():
+					t.Stop()
+					return
+				}
+				delay = min(2*delay, time.Minute)
+			}
+		case <-n.ctx.Done():
+			return
+		}
+	}
+}
+
+// handleOutcomes hands os to the outcome handler: at once to an
+// OutcomeBatchHandler, else one by one up to the first failure.
+func (n *Node) handleOutcomes(os []sender.Outcome) (int, error) {
+	if bh, ok := n.cfg.Outcomes.(OutcomeBatchHandler); ok {
+		h, err := bh.HandleOutcomes(n.ctx, os)
+		if err == nil && h < len(os) {
+			err = fmt.Errorf("rmp: the outcome handler took %d of %d outcomes without an error", h, len(os))
+		}
+		return max(0, min(h, len(os))), err
+	}
+	for i, o := range os {
+		if err := n.cfg.Outcomes.HandleOutcome(n.ctx, o); err != nil {
+			return i, err
+		}
+	}
+	return len(os), nil
+}
+
+func (n *Node) logEvent(ev Event) {
+	if !n.log.Enabled(context.Background(), slog.LevelDebug) {
+		return
+	}
+	switch {
+	case ev.Receiver != nil:
+		r := ev.Receiver
+		n.log.Debug("receiver "+r.Kind.String(), "group", r.Group.GroupID, "generation", r.Group.Generation,
+			"number", r.Number, "rule", r.Rule.String(), "code", r.Code.String(), "label", r.Label)
+	case ev.Sender != nil:
+		s := ev.Sender
+		n.log.Debug("sender "+s.Kind.String(), "group", s.GroupID, "rule", s.Rule.String())
+	}
+}
