@@ -11,33 +11,37 @@ import (
 // written once the request's effects are durable: 200 with an envelope (an
 // RM-Reply under the Response pattern, a poll answer), 202 without, or a
 // SOAP Fault (500, or 400 for a SOAP 1.2 Sender fault). The body is read
-// with httpbody.Read: gzip and deflate are decoded, a body over MaxBody decoded
+// with ReadRequest: gzip and deflate are decoded, a body over MaxBody decoded
 // gets 413, another Content-Encoding 415, a spent Bodies budget 503 with
-// Retry-After; a node that stopped answers 503 (the sender resends).
+// Retry-After, an envelope past an element, depth or attribute limit its
+// fault as soon as the limit is crossed; a node that stopped answers 503
+// (the sender resends).
 func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "the RMP endpoint takes POST only (R83)", http.StatusMethodNotAllowed)
 		return
 	}
-	body, err := httpbody.Read(w, r, httpbody.Limits{MaxBody: n.cfg.MaxBody, Budget: n.cfg.Bodies})
+	// Parsed here, on the request's goroutine: the engine's loop only
+	// applies the result.
+	in, _, err := ReadRequest(w, r, httpbody.Limits{MaxBody: n.cfg.MaxBody, Budget: n.cfg.Bodies}, n.cfg.Engine.Parse)
 	if err != nil {
 		httpbody.WriteError(w, err)
 		return
 	}
-	// Held until answered: the parse and the answer live as long.
-	defer body.Release()
-	// Parse here, on the request's goroutine: the engine's loop only
-	// applies the result.
-	n.ServeInbound(w, r, ParseRequest(r.Header, body.Bytes, n.cfg.Engine.Parse))
+	n.ServeInbound(w, r, in)
 }
 
 // ServeInbound answers an RMP POST whose body the caller has read and
 // parsed with ParseRequest under the node's parse options (a router that
 // looked at Inbound.GroupID first), as ServeHTTP would. The sender's
 // identity comes from the request's verified client certificate unless
-// the Inbound carries one already (Inbound.SetPeer).
+// the Inbound carries one already (Inbound.SetPeer). The body of an
+// Inbound from ReadRequest goes back to its budget once the engine has
+// taken the request: the parse is needed until then, the bytes not while
+// the answer is awaited.
 func (n *Node) ServeInbound(w http.ResponseWriter, r *http.Request, in *Inbound) {
+	defer in.releaseBody()
 	if in.peer.IsZero() {
 		in.peer = PeerFromRequest(r)
 	}

@@ -9,12 +9,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 	"unicode/utf16"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/soap"
 	"github.com/wsrkit/wsrkit/store/memstore"
 )
@@ -56,17 +54,7 @@ func TestServeHTTPEncodings(t *testing.T) {
 	defer n.Close(context.Background())
 	srv := httptest.NewServer(n)
 	defer srv.Close()
-	envelope := func(gid string) []byte {
-		req := &soap.Request{
-			MessageID:    soap.MessageID{GroupID: gid},
-			ExpiryTime:   time.Now().Add(time.Hour).UTC().Truncate(time.Second),
-			ReplyPattern: soap.ReplyPattern{Value: group.ReplyResponse},
-			Flags:        group.Flags{AckRequested: true},
-		}
-		env, err := soap.AppendRequestEnvelope(nil, soap.SOAP11, req, []byte(`<p:b xmlns:p="urn:p">größe</p:b>`))
-		require.NoError(t, err)
-		return env
-	}
+	envelope := func(gid string) []byte { return requestEnvelope(t, gid, []byte(`<p:b xmlns:p="urn:p">größe</p:b>`)) }
 	post := func(body []byte, ct, enc string) (int, string) {
 		req, err := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
 		require.NoError(t, err)

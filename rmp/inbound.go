@@ -8,6 +8,7 @@ import (
 
 	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/httpbody"
 	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
@@ -28,7 +29,8 @@ type Inbound struct {
 	peer       Peer   // the sender's verified identity (mutual TLS)
 	// The ReplyTo URLs the driver's outbound.Policy refuses (CheckOutbound).
 	replyToRefused, pollReplyToRefused bool
-	addr                               string // the sender's IP address (clientAddr), for quotas
+	addr                               string         // the sender's IP address (clientAddr), for quotas
+	body                               *httpbody.Body // ReadRequest's, released once the engine has taken the request
 }
 
 // ContentTypeError is the error that refused the request's Content-Type
@@ -64,17 +66,33 @@ func ParseRequest(h http.Header, body []byte, opts soap.ParseOptions) *Inbound {
 }
 
 func parseInbound(contentType, soapAction string, body []byte, opts soap.ParseOptions) *Inbound {
+	in, charset := inboundHead(contentType, soapAction)
+	if in.ctErr == nil {
+		in.parse(body, charset, opts)
+	}
+	return in
+}
+
+// inboundHead is the Inbound of a request's headers, before its body is
+// read, and the Content-Type's charset.
+func inboundHead(contentType, soapAction string) (*Inbound, string) {
 	in := &Inbound{}
 	var charset, ctAction string
 	in.version, ctAction, charset, in.ctErr = soap.MediaType(contentType)
-	if in.ctErr != nil {
-		return in
+	if in.ctErr == nil {
+		in.action = soap.RequestAction(in.version, ctAction, soapAction)
 	}
-	in.action = soap.RequestAction(in.version, ctAction, soapAction)
+	return in, charset
+}
+
+// parse parses the body of a request whose Content-Type is a SOAP one.
+func (in *Inbound) parse(body []byte, charset string, opts soap.ParseOptions) {
+	var err error
 	// UTF-16 declared only by the charset parameter (no BOM); Parse finds
 	// the rest by itself.
-	if body, in.parseErr = soap.ToUTF8(body, charset); in.parseErr != nil {
-		return in
+	if body, err = soap.ToUTF8(body, charset); err != nil {
+		in.parseErr = err
+		return
 	}
 	in.env, in.parseErr = soap.Parse(body, opts)
 	if in.env != nil {
@@ -83,7 +101,6 @@ func parseInbound(contentType, soapAction string, body []byte, opts soap.ParseOp
 	if in.parseErr == nil && in.env.Request != nil {
 		in.payload, in.payloadErr = in.env.WithoutWSRM()
 	}
-	return in
 }
 
 // CheckOutbound marks the ReplyTo URLs of the request (its message's and

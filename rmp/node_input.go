@@ -45,7 +45,13 @@ type inboundInput struct {
 	in    *Inbound
 }
 
-func (in inboundInput) apply(e *Engine, now time.Time) { e.ReceiveInbound(now, in.token, in.in) }
+// apply hands the request to the engine; its body then goes back to the
+// budget: the answer may be long
+// in coming, the parse is no longer needed (#18).
+func (in inboundInput) apply(e *Engine, now time.Time) {
+	e.ReceiveInbound(now, in.token, in.in)
+	in.in.releaseBody()
+}
 
 // takenInput is a delivery taken, with the consumer's business response
 // if it gave one (a worker's Deliver returning, or Confirm).

@@ -19,8 +19,10 @@ var surfaceBudget = map[string]int{
 	// aborts and counters moved to rmp/admin; Submission is flat (+11);
 	// request bodies are read by rmp/httpbody; the outbound URL policy is
 	// rmp/outbound, with the HTTP client settings (outbound.Config);
-	// Node.SubmitBatch (#22, +1); helpers only the package used unexported.
-	"rmp": 153,
+	// Node.SubmitBatch (#22, +1); helpers only the package used unexported;
+	// ReadRequest, which checks an envelope's limits while its body is
+	// read (#18, +1).
+	"rmp": 154,
 }
 
 // surface counts what a package exports, as go doc shows it: types,

@@ -130,7 +130,7 @@ func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request, plain bool) *
 	if b, ok := r.Context().Value(forwardedBodyKey{}).(*httpbody.Body); ok {
 		return b // read and authenticated by forwardGate
 	}
-	body, err := httpbody.Read(w, r, httpbody.Limits{MaxBody: g.cfg.MaxBody, Budget: g.bodies})
+	body, err := httpbody.Read(w, r, g.bodyLimits())
 	if err == nil {
 		return body
 	}
@@ -143,6 +143,28 @@ func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request, plain bool) *
 	be.SetHeaders(w.Header())
 	writeError(w, be.Status, be.Reason)
 	return nil
+}
+
+// bodyLimits are -max-body and -max-inflight-bytes.
+func (g *Gateway) bodyLimits() httpbody.Limits {
+	return httpbody.Limits{MaxBody: g.cfg.MaxBody, Budget: g.bodies}
+}
+
+// readRequest reads a SOAP request with rmp.ReadRequest: as readBody,
+// and an envelope past an element, depth or attribute limit refused as
+// the limit is crossed (the Inbound carries its fault; the Body is nil).
+// It answers a refusal of the body itself (plain text) and returns nil.
+func (g *Gateway) readRequest(w http.ResponseWriter, r *http.Request) (*rmp.Inbound, *httpbody.Body) {
+	if b, ok := r.Context().Value(forwardedBodyKey{}).(*httpbody.Body); ok {
+		// Read and authenticated by forwardGate, which releases it.
+		return rmp.ParseRequest(r.Header, b.Bytes, g.parseOptions()), b
+	}
+	in, body, err := rmp.ReadRequest(w, r, g.bodyLimits(), g.parseOptions())
+	if err != nil {
+		httpbody.WriteError(w, err)
+		return nil, nil
+	}
+	return in, body
 }
 
 // handleRMP is the RMP endpoint. With -store etcd it finds the request's
@@ -159,17 +181,20 @@ func (g *Gateway) handleRMP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the RMP endpoint takes POST only (R83)", http.StatusMethodNotAllowed)
 		return
 	}
-	rb := g.readBody(w, r, true)
-	if rb == nil {
-		return
-	}
-	defer rb.Release()
-	body := rb.Bytes
 	// Parsed once: the groupId picks the shard and the same parse is
 	// served there; only a forwarded request is parsed again by its holder.
-	in := rmp.ParseRequest(r.Header, body, g.parseOptions())
-	shard, ok := g.inboundShard(r, in)
-	if !ok {
+	in, rb := g.readRequest(w, r)
+	if in == nil {
+		return
+	}
+	defer rb.Release() // when not served here (a node releases it once taken)
+	var body []byte
+	shard, ok := 0, false
+	if rb != nil {
+		body = rb.Bytes
+		shard, ok = g.inboundShard(r, in)
+	}
+	if !ok { // no group, or refused while read: answered here
 		ns := g.nodes()
 		if len(ns) == 0 {
 			http.Error(w, "this instance holds no shard yet; try again", http.StatusServiceUnavailable)

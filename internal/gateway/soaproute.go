@@ -85,13 +85,13 @@ func (g *Gateway) handleRoute(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such route (see -route)", http.StatusNotFound)
 		return
 	}
-	rb := g.readBody(w, r, true) // gzip/deflate decoded, -max-inflight-bytes
-	if rb == nil {
+	// Read as /rmp reads a request: gzip/deflate decoded, within
+	// -max-inflight-bytes, media type, charset, action, envelope.
+	in, rb := g.readRequest(w, r)
+	if in == nil {
 		return
 	}
 	defer rb.Release()
-	// Read as /rmp reads a request: media type, charset, action, envelope.
-	in := rmp.ParseRequest(r.Header, rb.Bytes, g.parseOptions())
 	if err := in.ContentTypeError(); err != nil {
 		http.Error(w, err.Error(), http.StatusUnsupportedMediaType)
 		return
@@ -125,7 +125,8 @@ func (g *Gateway) handleRoute(w http.ResponseWriter, r *http.Request) {
 		Payload: bytes.TrimSpace(env.BodyContent()),
 		Version: v,
 	}
-	g.onSubmitNode(w, r, rb.Bytes, key, func(n *rmp.Node) { g.routeExchange(w, r, n, v, sub) })
+	// Given back once submitted: the exchange may wait -route-timeout.
+	g.onSubmitNode(w, r, rb.Bytes, key, func(n *rmp.Node) { g.routeExchange(w, r, n, v, sub, rb.Release) })
 }
 
 // maxActionBytes bounds an action taken from a client.
@@ -133,8 +134,9 @@ const maxActionBytes = 4096
 
 // routeExchange submits sub on n and answers once its outcome is in, or
 // with a 504 fault after -route-timeout.
-func (g *Gateway) routeExchange(w http.ResponseWriter, r *http.Request, n *rmp.Node, v soap.Version, sub rmp.Submission) {
+func (g *Gateway) routeExchange(w http.ResponseWriter, r *http.Request, n *rmp.Node, v soap.Version, sub rmp.Submission, submitted func()) {
 	ref, err := n.Submit(r.Context(), sub)
+	submitted()
 	if err != nil {
 		status := http.StatusServiceUnavailable
 		if errors.Is(err, sender.ErrInvalidSubmission) || errors.Is(err, sender.ErrGroupParams) {

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // DefaultMaxInflightBytes is the default Budget of an rmp.Node.
@@ -23,7 +24,7 @@ const DefaultMaxInflightBytes = 64 << 20
 
 // Budget bounds the bytes of request bodies held at once, by every
 // Read that shares it: the buffer a body is read into is reserved as
-// it grows and given back when the request is answered (Body.Release).
+// it grows and given back once the body is no longer needed (Body.Release).
 // It never waits: a request that finds it spent is answered 503 with
 // Retry-After, which a WS-R sender treats as no ack and resends (D26).
 type Budget struct {
@@ -65,25 +66,32 @@ type Limits struct {
 	MaxBody int64
 	// Budget is shared by the requests being served; nil means none.
 	Budget *Budget
+	// Scan, when set, is given the decoded bytes as they are read; the
+	// first error it returns stops the reading, and Read returns that
+	// error as it is, the rest of the body unread (rmp.ReadRequest checks
+	// an envelope's limits so, with a soap.Scanner).
+	Scan io.Writer
 }
 
 // Body is a request body read by Read.
 type Body struct {
 	// Bytes is the decoded body.
-	Bytes  []byte
-	budget *Budget
-	held   int64
+	Bytes    []byte
+	budget   *Budget
+	held     int64 // reserved from budget; read and written by Read only
+	released atomic.Bool
 }
 
 // Release gives the body's bytes back to the budget; call it once the
-// request is answered (the bytes, and what was parsed from them, may be
-// in use until then). Later calls do nothing.
+// bytes, and what was parsed from them, are no longer in use (an rmp.Node
+// releases the Body of an Inbound from rmp.ReadRequest as soon as its
+// engine has taken the request, not once it is answered). Later calls,
+// from any goroutine, do nothing.
 func (b *Body) Release() {
-	if b == nil || b.budget == nil {
+	if b == nil || b.budget == nil || b.released.Swap(true) {
 		return
 	}
 	b.budget.release(b.held)
-	b.budget, b.held = nil, 0
 }
 
 // Error is a body Read refused: the HTTP status to answer (400,
@@ -152,9 +160,13 @@ func Read(w http.ResponseWriter, r *http.Request, lim Limits) (*Body, error) {
 		src, hint = deflateReader(br), 4*hint
 	}
 	b := &Body{budget: lim.Budget}
-	buf, err := b.read(src, hint, lim.MaxBody)
+	buf, err := b.read(src, hint, lim.MaxBody, lim.Scan)
 	if err != nil {
 		b.Release()
+		var se scanError
+		if errors.As(err, &se) {
+			return nil, se.err
+		}
 		return nil, readFailure(err, lim.MaxBody, coding)
 	}
 	b.Bytes = buf
@@ -202,11 +214,23 @@ type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
+// scanError is an error of Limits.Scan.
+type scanError struct{ err error }
+
+func (e scanError) Error() string { return e.err.Error() }
+
+// firstBuffer bounds the buffer a body is first read into, whatever its
+// Content-Length says: the buffer (and its reservation) grows with the
+// bytes that arrive, so a body that is refused early (Scan) or stalls
+// after announcing 4 MiB holds little of the budget.
+const firstBuffer = 64 << 10
+
 // read reads src into a buffer reserved from the budget: first hint bytes
-// (within limit), then doubling, never more than limit+1 (one byte past
-// the limit tells a body that is too large).
-func (b *Body) read(src io.Reader, hint, limit int64) ([]byte, error) {
-	size := min(max(hint+1, 512), limit+1)
+// (at most firstBuffer, within limit), then doubling up to hint, never
+// more than limit+1 (one byte past the limit tells a body that is too
+// large). Each piece read is given to scan, when set.
+func (b *Body) read(src io.Reader, hint, limit int64, scan io.Writer) ([]byte, error) {
+	size := min(max(hint+1, 512), limit+1, firstBuffer)
 	if !b.grow(size) {
 		return nil, budgetSpent()
 	}
@@ -217,6 +241,11 @@ func (b *Body) read(src io.Reader, hint, limit int64) ([]byte, error) {
 		if int64(len(buf)) > limit {
 			return nil, tooLarge(limit)
 		}
+		if scan != nil && n > 0 {
+			if _, serr := scan.Write(buf[len(buf)-n:]); serr != nil {
+				return nil, scanError{serr}
+			}
+		}
 		if err == io.EOF {
 			return buf, nil
 		}
@@ -226,6 +255,9 @@ func (b *Body) read(src io.Reader, hint, limit int64) ([]byte, error) {
 		if len(buf) == cap(buf) {
 			// Both buffers are held while one is copied into the other.
 			old, next := int64(cap(buf)), min(2*int64(cap(buf)), limit+1)
+			if hint >= old {
+				next = min(next, hint+1) // the last growth: to the announced length
+			}
 			if !b.grow(next) {
 				return nil, budgetSpent()
 			}

@@ -1,0 +1,68 @@
+package rmp
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/wsrkit/wsrkit/faults"
+	"github.com/wsrkit/wsrkit/rmp/httpbody"
+	"github.com/wsrkit/wsrkit/soap"
+)
+
+// ReadRequest reads and parses a POST to the RMP endpoint (or a SOAP
+// request to a route): its body as httpbody.Read reads it, with the envelope's
+// element, depth and attribute limits of opts checked while the bytes
+// arrive (soap.Scanner). A body past one of them is read no further: the
+// Inbound carries Parse's fault for it (soap.limit.*), and the connection
+// is closed once the request is answered (Connection: close), without
+// reading the rest — a parse bomb costs its first ~40 KB, not its whole
+// read and buffer (issue 18). err is httpbody.Read's refusal (413, 415, 503…),
+// to answer with httpbody.WriteError; the Inbound is nil then.
+//
+// The Body, nil for a refused one, holds its bytes of the Limits' budget:
+// Node.ServeInbound releases it as soon as its engine has taken the
+// request, so a request that waits for its answer (a commit, a business
+// response) holds none; a caller that does not serve the Inbound there
+// releases it itself.
+func ReadRequest(w http.ResponseWriter, r *http.Request, lim httpbody.Limits, opts soap.ParseOptions) (*Inbound, *httpbody.Body, error) {
+	in, charset := inboundHead(r.Header.Get("Content-Type"), r.Header.Get("SOAPAction"))
+	if in.ctErr == nil {
+		lim.Scan = soap.NewScanner(opts, charset)
+	}
+	body, err := httpbody.Read(w, r, lim)
+	var limit *faults.Fault
+	switch {
+	case errors.As(err, &limit):
+		in.parseErr = limit
+		closeUnread(w)
+		return in, nil, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	if in.ctErr == nil {
+		in.parse(body.Bytes, charset, opts)
+	}
+	in.body = body
+	return in, body, nil
+}
+
+// releaseBody gives the request's body back to its budget.
+func (in *Inbound) releaseBody() { in.body.Release() }
+
+// closeUnread makes the server close the connection once the request is
+// answered, without reading the rest of its body.
+func closeUnread(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	// A MaxBytesReader read past its limit tells net/http's ResponseWriter
+	// that the body was refused: the server then shuts its side down and
+	// lingers before closing, so that the client reads the answer rather
+	// than a reset (RFC 9112 §9.6).
+	http.MaxBytesReader(w, io.NopCloser(strings.NewReader("x")), 0).Read(make([]byte, 1))
+	// The server reads what is left of a body before closing (up to
+	// 256 KiB): not at all, however slowly the client sends it (a
+	// deadline in the past fails every read at once).
+	http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
+}
