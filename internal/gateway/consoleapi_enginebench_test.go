@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wsrkit/wsrkit/internal/benchkit"
 	"github.com/wsrkit/wsrkit/rmp"
 	"github.com/wsrkit/wsrkit/rmp/admin"
 	"github.com/wsrkit/wsrkit/rmp/group"
@@ -58,6 +59,7 @@ func BenchmarkGroupsPageEngine(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			cpu := benchkit.CPUTime()
 			for b.Loop() {
 				sel := &selection{q: &q}
 				admin.EachGroup(e.Admin(), q.roles, sel.offer)
@@ -65,6 +67,7 @@ func BenchmarkGroupsPageEngine(b *testing.B) {
 					b.Fatal("empty page")
 				}
 			}
+			reportPage(b, cpu)
 		})
 	}
 }
