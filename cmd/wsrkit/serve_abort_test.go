@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/wsrkit/wsrkit/internal/faultnet"
 	"github.com/wsrkit/wsrkit/internal/gateway"
 )
 
@@ -18,26 +17,7 @@ import (
 // forwarding those whose body drop accepts (a lost request).
 func dropProxy(t *testing.T, target func() string, drop func(body []byte) bool) *httptest.Server {
 	t.Helper()
-	p := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		if drop(body) {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			return
-		}
-		req, _ := http.NewRequest(http.MethodPost, target()+"/rmp", bytes.NewReader(body))
-		req.Header = r.Header.Clone()
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			w.WriteHeader(http.StatusBadGateway)
-			return
-		}
-		defer res.Body.Close()
-		for k, v := range res.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(res.StatusCode)
-		io.Copy(w, res.Body)
-	}))
+	p := httptest.NewServer(faultnet.Drop(target, drop))
 	t.Cleanup(p.Close)
 	return p
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -17,37 +15,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
+	"github.com/wsrkit/wsrkit/internal/faultnet"
 	"github.com/wsrkit/wsrkit/internal/gateway"
 	"github.com/wsrkit/wsrkit/internal/testtool"
 )
-
-// dropZero forwards RMP POSTs to target and loses (503, not forwarded)
-// every reliable message numbered 0, so that the rest of an ordered group
-// is held behind the gap (R48).
-func dropZero(t *testing.T, target string) *httptest.Server {
-	p := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		if bytes.Contains(body, []byte(`number="0"`)) {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			return
-		}
-		req, _ := http.NewRequest(http.MethodPost, target, bytes.NewReader(body))
-		req.Header = r.Header.Clone()
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			w.WriteHeader(http.StatusBadGateway)
-			return
-		}
-		defer res.Body.Close()
-		for k, v := range res.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(res.StatusCode)
-		io.Copy(w, res.Body)
-	}))
-	t.Cleanup(p.Close)
-	return p
-}
 
 // a11yJS checks the page in the browser and returns its problems: html
 // lang; every visible button and link with an accessible name; every
@@ -92,7 +63,10 @@ func TestConsoleInBrowser(t *testing.T) {
 		shots = t.TempDir()
 	}
 	b := start(t, func(*gateway.Config) {})
-	proxy := dropZero(t, b.URL()+"/rmp")
+	// Number 0 of every group is lost on its way to B, so the rest of an
+	// ordered group is held behind the gap (R48).
+	proxy := httptest.NewServer(faultnet.Drop(b.URL, func(body []byte) bool { return bytes.Contains(body, []byte(`number="0"`)) }))
+	defer proxy.Close()
 	a := start(t, func(c *gateway.Config) {
 		// Resends an hour apart: number 0 is sent once, and lost.
 		c.RetryInterval, c.RetryMaxInterval, c.RetryJitter = time.Hour, time.Hour, 0
