@@ -176,3 +176,25 @@ func TestNodeSubmitBatchAllOrNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, uint64(0), ref.Number, "a refused batch submitted nothing")
 }
+
+// A batch that could not be one commit of the store is refused whole,
+// naming the first submission beyond the bound; a smaller one is taken.
+func TestNodeSubmitBatchFitsOneCommit(t *testing.T) {
+	st := memstore.New(memstore.Options{Limits: store.Limits{MaxBatchMutations: 4 * 3 * batchMutationsPerMessage}})
+	n, err := Open(nodeConfig("s", st, newCollector()))
+	require.NoError(t, err)
+	defer n.Close(context.Background())
+	batch := make([]Submission, 4)
+	for i := range batch {
+		batch[i] = submission("k", i, false)
+		batch[i].To = "http://127.0.0.1:1/rmp"
+	}
+	_, err = n.SubmitBatch(context.Background(), batch)
+	var be *sender.BatchError
+	require.ErrorAs(t, err, &be)
+	require.Equal(t, 3, be.Index)
+	require.ErrorIs(t, err, sender.ErrInvalidSubmission)
+	refs, err := n.SubmitBatch(context.Background(), batch[:3])
+	require.NoError(t, err)
+	require.Equal(t, uint64(2), refs[2].Number, "the refused batch took no number")
+}

@@ -74,7 +74,7 @@ func TestServeFlagsHelpAndErrors(t *testing.T) {
 		"-max-pending", "-max-pending-bytes", "-max-records", "-retry-interval", "-retry-backoff", "-retry-max-interval",
 		"-retry-jitter", "-max-retries", "-poll-interval", "-late-fault-polls", "-late-fault-margin", "-poll-interval-max",
 		"-peer-ack-on-delivery", "-default-expires-in", "-ack-on-delivery", "-strict-faults",
-		"-max-open-groups-per-peer", "-max-lifetime",
+		"-max-open-groups-per-peer", "-max-lifetime", "-max-batch",
 		"-fake-clock", "-fake-clock-start", "-log", "-read-header-timeout", "-read-timeout", "-write-timeout",
 		"-idle-timeout", "-max-conns", "-max-header-bytes", "-tls-cert", "-tls-key", "-tls-client-ca", "-tls-client-auth",
 		"-peer-ca", "-peer-cert", "-peer-key", "-bind-groups-to-peer", "-admin-listen", "-admin-token-file", "-metrics-public", "-console", "-allow-outbound", "-idempotency-window", "-max-idempotency-keys",

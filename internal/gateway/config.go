@@ -67,6 +67,9 @@ type Config struct {
 	// may be, and groupMaxIdle, received (InvalidExpiryTime,
 	// InvalidMessageParameters) and submitted (400).
 	MaxLifetime time.Duration
+	// MaxBatch bounds the messages of one batch submit ({"messages":
+	// [...]}, #22).
+	MaxBatch int
 
 	AckOnDelivery bool // D8 option
 	StrictFaults  bool // D6 strict 1.1 dialect
@@ -250,6 +253,7 @@ func DefaultConfig() Config {
 		PollIntervalMax:      2 * time.Minute,
 		DefaultExpiresIn:     time.Hour,
 		MaxLifetime:          7 * 24 * time.Hour,
+		MaxBatch:             1000,
 		Store:                StorePebble,
 		EtcdPrefix:           "/wsrkit/",
 		EtcdTimeout:          10 * time.Second,
@@ -315,6 +319,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.PollIntervalMax, "poll-interval-max", c.PollIntervalMax, "cap of the late-fault poll interval, which doubles from -poll-interval while answers are clean")
 	fs.Var((*urlList)(&c.PeerAckOnDelivery), "peer-ack-on-delivery", "destination URLs (as in \"to\", comma-separated, repeatable) whose receiver acks on delivery (D8): no late-fault polls there")
 	fs.DurationVar(&c.DefaultExpiresIn, "default-expires-in", c.DefaultExpiresIn, "lifetime of a submission with neither expiresIn nor expiryTime")
+	fs.IntVar(&c.MaxBatch, "max-batch", c.MaxBatch, "most messages one batch submit (POST /v1/messages with \"messages\") may carry; more is 400")
 	fs.DurationVar(&c.MaxLifetime, "max-lifetime", c.MaxLifetime, "how far ahead an ExpiryTime or groupExpiryTime may be, and the longest groupMaxIdle, received (fault) or submitted (400)")
 	fs.BoolVar(&c.AckOnDelivery, "ack-on-delivery", c.AckOnDelivery, "acknowledge once delivered instead of once stored (D8)")
 	fs.BoolVar(&c.StrictFaults, "strict-faults", c.StrictFaults, "emit only WS-Reliability 1.1 schema fault codes (D6)")
@@ -487,6 +492,7 @@ func (c *Config) Validate() error {
 	pos("max-open-groups", int64(c.MaxOpenGroups))
 	pos("max-open-groups-per-peer", int64(c.MaxOpenGroupsPerPeer))
 	pos("max-lifetime", int64(c.MaxLifetime))
+	pos("max-batch", int64(c.MaxBatch))
 	if c.DefaultExpiresIn > c.MaxLifetime {
 		errs = append(errs, fmt.Errorf("-default-expires-in (%s) must not exceed -max-lifetime (%s)", c.DefaultExpiresIn, c.MaxLifetime))
 	}

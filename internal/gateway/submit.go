@@ -191,6 +191,10 @@ func (g *Gateway) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	defer rb.Release()
 	body := rb.Bytes
+	if batch, ok := batchForm(body); ok {
+		g.handleSubmitBatch(w, r, body, batch)
+		return
+	}
 	var req SubmitRequest
 	if !decodeJSON(w, body, &req) {
 		return
@@ -274,8 +278,19 @@ func (g *Gateway) submit(w http.ResponseWriter, r *http.Request, n *rmp.Node, su
 // submitted hands sub to node n: the answer's status and JSON body.
 func (g *Gateway) submitted(r *http.Request, n *rmp.Node, sub rmp.Submission) (int, any) {
 	ref, err := n.Submit(r.Context(), sub)
+	if err != nil {
+		return submitRefusal(err)
+	}
+	return http.StatusAccepted, submitAnswer(ref)
+}
+
+func submitAnswer(ref sender.MessageRef) SubmitAnswer {
+	return SubmitAnswer{ID: MessageID(ref), GroupID: ref.GroupID, Number: numberJSON(!ref.Singleton, ref.Number)}
+}
+
+// submitRefusal is the status and body of a submission the node refused.
+func submitRefusal(err error) (int, errorJSON) {
 	switch {
-	case err == nil:
 	case errors.Is(err, sender.ErrGroupAborted):
 		return http.StatusConflict, errorJSON{Error: err.Error()}
 	case errors.Is(err, sender.ErrBoundsFull):
@@ -286,10 +301,5 @@ func (g *Gateway) submitted(r *http.Request, n *rmp.Node, sub rmp.Submission) (i
 		return http.StatusBadRequest, errorJSON{Error: err.Error(), Field: submitFieldError(nil, err).field}
 	default:
 		return http.StatusServiceUnavailable, errorJSON{Error: err.Error()}
-	}
-	return http.StatusAccepted, SubmitAnswer{
-		ID:      MessageID(ref),
-		GroupID: ref.GroupID,
-		Number:  numberJSON(!ref.Singleton, ref.Number),
 	}
 }
