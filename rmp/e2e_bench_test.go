@@ -465,15 +465,34 @@ func newE2ERig(b *testing.B, kind string, groups int, outcomes rmp.OutcomeHandle
 // exactly-once under the Response pattern, and notes how long Submit took.
 func (r *e2eRig) submit(g int) (sender.MessageRef, error) {
 	t0 := time.Now()
-	ref, err := r.sn.Submit(context.Background(), rmp.Submission{
-		To: r.url, GroupKey: "g" + strconv.Itoa(g), Lifetime: time.Hour,
-		Flags:   group.Flags{AckRequested: true, DuplicateElimination: true, MessageOrder: true},
-		Pattern: group.ReplyResponse, Payload: benchBody,
-	})
+	ref, err := r.sn.Submit(context.Background(), r.submission(g))
 	if err == nil {
 		r.submitLat.add(time.Since(t0))
 	}
 	return ref, err
+}
+
+func (r *e2eRig) submission(g int) rmp.Submission {
+	return rmp.Submission{
+		To: r.url, GroupKey: "g" + strconv.Itoa(g), Lifetime: time.Hour,
+		Flags:   group.Flags{AckRequested: true, DuplicateElimination: true, MessageOrder: true},
+		Pattern: group.ReplyResponse, Payload: benchBody,
+	}
+}
+
+// submitBatch submits the next k messages of group g with one SubmitBatch
+// (#22) and notes how long it took.
+func (r *e2eRig) submitBatch(g, k int) ([]sender.MessageRef, error) {
+	subs := make([]rmp.Submission, k)
+	for i := range subs {
+		subs[i] = r.submission(g)
+	}
+	t0 := time.Now()
+	refs, err := r.sn.SubmitBatch(context.Background(), subs)
+	if err == nil {
+		r.submitLat.add(time.Since(t0))
+	}
+	return refs, err
 }
 
 // report adds the submit and receiver latencies, WAL bytes and synced
@@ -593,7 +612,66 @@ func BenchmarkEndToEndStreamHTTP(b *testing.B) {
 	}
 }
 
+// BenchmarkEndToEndBatchHTTP is BenchmarkEndToEndStreamHTTP with
+// producers that hand over every free place of their window at once
+// (Node.SubmitBatch, #22): one commit stores the run, instead of one
+// commit and one round trip to the Node's loop per message.
+func BenchmarkEndToEndBatchHTTP(b *testing.B) {
+	for _, kind := range []string{"pebble", "mem"} {
+		for _, groups := range benchGroups {
+			b.Run(fmt.Sprintf("store=%s/groups=%d", kind, groups), func(b *testing.B) {
+				benchStreamBy(b, kind, groups, nil, true)
+			})
+		}
+	}
+}
+
 func benchStream(b *testing.B, kind string, groups int, set func(*sender.Config)) {
+	benchStreamBy(b, kind, groups, set, false)
+}
+
+// produce submits group g's messages while next allows, at most
+// streamWindow without an outcome: one at a time, or batched, every free
+// place of the window in one SubmitBatch.
+func produce(rig *e2eRig, sg *streamGroup, g int, next *atomic.Int64, total int64, batched bool) error {
+	n := uint64(0)
+	for next.Add(1) <= total {
+		sg.slots <- struct{}{}
+		k := 1
+		for batched && k < streamWindow && len(sg.slots) < cap(sg.slots) && next.Add(1) <= total {
+			sg.slots <- struct{}{}
+			k++
+		}
+		// Noted before Submit: the outcome may arrive before Submit
+		// returns.
+		sg.mu.Lock()
+		for i := range uint64(k) {
+			sg.sent[n+i] = time.Now()
+		}
+		sg.mu.Unlock()
+		var refs []sender.MessageRef
+		var err error
+		if batched {
+			refs, err = rig.submitBatch(g, k)
+		} else {
+			var ref sender.MessageRef
+			ref, err = rig.submit(g)
+			refs = []sender.MessageRef{ref}
+		}
+		if err != nil {
+			return err
+		}
+		for _, ref := range refs {
+			if ref.Number != n {
+				return fmt.Errorf("group %d: message %d numbered %d", g, n, ref.Number)
+			}
+			n++
+		}
+	}
+	return nil
+}
+
+func benchStreamBy(b *testing.B, kind string, groups int, set func(*sender.Config), batched bool) {
 	router := &streamRouter{groups: make([]streamGroup, groups), notify: make(chan struct{}, 1)}
 	for g := range router.groups {
 		router.groups[g] = streamGroup{slots: make(chan struct{}, streamWindow), sent: map[uint64]time.Time{}}
@@ -606,22 +684,8 @@ func benchStream(b *testing.B, kind string, groups int, set func(*sender.Config)
 	cpu0, start := cpuTime(), time.Now()
 	for g := range groups {
 		wg.Go(func() {
-			sg := &router.groups[g]
-			for n := uint64(0); next.Add(1) <= int64(b.N); n++ {
-				sg.slots <- struct{}{}
-				// Noted before Submit: the outcome may arrive
-				// before Submit returns.
-				sg.mu.Lock()
-				sg.sent[n] = time.Now()
-				sg.mu.Unlock()
-				ref, err := rig.submit(g)
-				if err == nil && ref.Number != n {
-					err = fmt.Errorf("group %d: message %d numbered %d", g, n, ref.Number)
-				}
-				if err != nil {
-					errs <- err
-					return
-				}
+			if err := produce(rig, &router.groups[g], g, &next, int64(b.N), batched); err != nil {
+				errs <- err
 			}
 		})
 	}

@@ -115,12 +115,13 @@ fi
   echo "peer-bench: rounds=$rounds × $benchtime"
 } >"$raw"
 
-# shape: groups window wsrkit-benchmark
+# key groups window wsrkit-benchmark [key and benchmark of a second wsrkit
+# variant against the same RabbitMQ runs: producers using SubmitBatch]
 shapes=(
   "g1w1 1 1 ^BenchmarkEndToEndHTTP\$/^store=pebble\$/^groups=1\$"
   "g64w1 64 1 ^BenchmarkEndToEndHTTP\$/^store=pebble\$/^groups=64\$"
-  "g1w16 1 16 ^BenchmarkEndToEndStreamHTTP\$/^store=pebble\$/^groups=1\$"
-  "g64w16 64 16 ^BenchmarkEndToEndStreamHTTP\$/^store=pebble\$/^groups=64\$"
+  "g1w16 1 16 ^BenchmarkEndToEndStreamHTTP\$/^store=pebble\$/^groups=1\$ g1w16b ^BenchmarkEndToEndBatchHTTP\$/^store=pebble\$/^groups=1\$"
+  "g64w16 64 16 ^BenchmarkEndToEndStreamHTTP\$/^store=pebble\$/^groups=64\$ g64w16b ^BenchmarkEndToEndBatchHTTP\$/^store=pebble\$/^groups=64\$"
 )
 export WSRKIT_BENCH_LATE_POLLS=default
 
@@ -138,25 +139,33 @@ rabbit() { # queue groups window [flags]
 for r in $(seq "$rounds"); do
   log "round $r of $rounds"
   for s in "${shapes[@]}"; do
-    read -r _ g w pat <<<"$s"
+    read -r _ g w pat _ pat2 <<<"$s"
     # Rotate who goes first: the machine's speed drifts within minutes.
     runs=("wsrkit $pat $benchtime" "rabbit classic $g $w -time $benchtime" "rabbit quorum $g $w -time $benchtime")
-    for i in 0 1 2; do
-      ${runs[$(((i + r) % 3))]} | tee -a "$raw" >&2
+    if [[ -n $pat2 ]]; then runs+=("wsrkit $pat2 $benchtime"); fi
+    for i in "${!runs[@]}"; do
+      ${runs[$(((i + r) % ${#runs[@]}))]} | tee -a "$raw" >&2
     done
   done
 done
 
+# wsrkit_syncs key pattern: fsync+fdatasync per message of both nodes.
+wsrkit_syncs() {
+  local n
+  for n in "$short" "$long"; do
+    (cd rmp && strace -f --seccomp-bpf -c -e trace=fsync,fdatasync -o "$work/wsrkit.$n.strace" \
+      "$work/rmp.test" -test.run '^$' -test.benchtime "${n}x" -test.bench "$2" >/dev/null)
+  done
+  "$work/peerbench" syncs -system wsrkit -shape "$1" -short "$short" -long "$long" \
+    "$work/wsrkit.$short.strace" "$work/wsrkit.$long.strace" | tee -a "$raw" >&2
+}
+
 if [[ $syncs == 1 ]]; then
   log "strace sync counts ($short and $long messages per cell)"
   for s in "${shapes[@]}"; do
-    read -r key g w pat <<<"$s"
-    for n in "$short" "$long"; do
-      (cd rmp && strace -f --seccomp-bpf -c -e trace=fsync,fdatasync -o "$work/wsrkit.$n.strace" \
-        "$work/rmp.test" -test.run '^$' -test.benchtime "${n}x" -test.bench "$pat" >/dev/null)
-    done
-    "$work/peerbench" syncs -system wsrkit -shape "$key" -short "$short" -long "$long" \
-      "$work/wsrkit.$short.strace" "$work/wsrkit.$long.strace" | tee -a "$raw" >&2
+    read -r key g w pat key2 pat2 <<<"$s"
+    wsrkit_syncs "$key" "$pat"
+    if [[ -n $pat2 ]]; then wsrkit_syncs "$key2" "$pat2"; fi
     for q in classic quorum; do
       for n in "$short" "$long"; do
         strace -f -c -e trace=fsync,fdatasync -o "$work/$q.$n.strace" -p "$broker" 2>"$work/strace.err" &
