@@ -53,9 +53,17 @@ func (a engineAdmin) SendingPending(groupID string, limit int) ([]sender.Pending
 
 func (a engineAdmin) Destinations() []sender.DestinationInfo { return a.e.send.Destinations() }
 
-func (a engineAdmin) EachReceivingGroup(fn func(*receiver.GroupInfo)) { a.e.recv.EachGroup(fn) }
+func (a engineAdmin) EachReceivingGroup(keep func(string, uint64) bool, fn func(*receiver.GroupInfo)) {
+	a.e.recv.EachGroup(keep, fn)
+}
 
-func (a engineAdmin) EachSendingGroup(fn func(*sender.GroupInfo)) { a.e.send.EachGroup(fn) }
+func (a engineAdmin) EachSendingGroup(keep func(string, uint64) bool, fn func(*sender.GroupInfo)) {
+	if keep == nil {
+		a.e.send.EachGroup(nil, fn)
+		return
+	}
+	a.e.send.EachGroup(func(id string) bool { return keep(id, 1) }, fn)
+}
 
 func (a engineAdmin) ReceiverStats() receiver.Stats { return a.e.recv.Stats() }
 

@@ -90,7 +90,7 @@ func BenchmarkGroupsPage100k(b *testing.B) {
 		for b.Loop() {
 			n := 0
 			g.single.Admin(b.Context(), func(a admin.Engine, _ time.Time) {
-				admin.EachGroup(a, admin.Receiving|admin.Sending, func(*admin.GroupView) { n++ })
+				admin.EachGroup(a, admin.Receiving|admin.Sending, nil, func(*admin.GroupView) { n++ })
 			})
 			if n != pageGroups {
 				b.Fatalf("%d groups", n)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/wsrkit/wsrkit/rmp/admin"
+	"github.com/wsrkit/wsrkit/rmp/group"
 )
 
 // Paging of GET /v1/groups (#21): a console lists 100,000 groups a page at
@@ -189,20 +190,49 @@ func (s *selection) Pop() any {
 	return r
 }
 
-// offer considers one group; v is valid only during the call.
-func (s *selection) offer(v *admin.GroupView) {
+// idOnly reports whether the id alone decides a group's fate: no filter
+// but q, sorted by id.
+func (q *groupQuery) idOnly() bool { return q.state == "" && !q.gap && q.sort == "groupId" }
+
+// keep decides by a group's id what the id can decide, so that a page of
+// the default listing reads only the groups it may show: false rules the
+// group out, true hands it to offer. Under idOnly it counts the match.
+func (s *selection) keep(id string, role group.Role, gen uint64) bool {
 	q := s.q
-	if !q.matches(v) {
-		return
+	if q.q != "" && !strings.Contains(id, q.q) {
+		return false
+	}
+	if !q.idOnly() {
+		return true
 	}
 	s.total++
-	cur := groupCursor{key: q.sortKey(v), id: v.GroupID, role: roleName(v.Role), gen: v.Generation}
-	if q.after != nil && compareCursors(&cur, q.after) <= 0 {
-		return
+	cur := groupCursor{id: id, role: roleName(role), gen: gen}
+	return s.follows(&cur)
+}
+
+// follows reports whether a row at cur comes after the cursor and before
+// the last row kept when the heap is full.
+func (s *selection) follows(cur *groupCursor) bool {
+	q := s.q
+	if q.after != nil && compareCursors(cur, q.after) <= 0 {
+		return false
 	}
-	keep := q.limit + 1 // one more tells whether a next page exists
-	if q.limit > 0 && len(s.rows) == keep && compareCursors(&cur, &s.rows[0].cur) >= 0 {
-		return
+	return q.limit == 0 || len(s.rows) < q.limit+1 || compareCursors(cur, &s.rows[0].cur) < 0
+}
+
+// offer considers one group that keep let through; v is valid only during
+// the call.
+func (s *selection) offer(v *admin.GroupView) {
+	q := s.q
+	cur := groupCursor{key: q.sortKey(v), id: v.GroupID, role: roleName(v.Role), gen: v.Generation}
+	if !q.idOnly() {
+		if !q.matches(v) {
+			return
+		}
+		s.total++
+		if !s.follows(&cur) {
+			return
+		}
 	}
 	row := groupRow{cur: cur, v: *v}
 	row.v.Ranges = slices.Clone(v.Ranges)
@@ -211,7 +241,7 @@ func (s *selection) offer(v *admin.GroupView) {
 		return
 	}
 	heap.Push(s, row)
-	if len(s.rows) > keep {
+	if len(s.rows) > q.limit+1 { // one more tells whether a next page exists
 		heap.Pop(s)
 	}
 }

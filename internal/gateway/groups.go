@@ -129,7 +129,7 @@ func (g *Gateway) handleGroups(w http.ResponseWriter, r *http.Request) {
 	sel := &selection{q: &q}
 	for _, sn := range g.nodes() {
 		err := sn.node.Admin(r.Context(), func(a admin.Engine, _ time.Time) {
-			admin.EachGroup(a, q.roles, sel.offer)
+			admin.EachGroup(a, q.roles, sel.keep, sel.offer)
 		})
 		if err != nil {
 			writeError(w, http.StatusServiceUnavailable, err.Error())

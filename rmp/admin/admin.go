@@ -41,12 +41,13 @@ type Engine interface {
 	// destination, sorted by destination.
 	Destinations() []sender.DestinationInfo
 	// EachReceivingGroup and EachSendingGroup call fn with every listed
-	// receiving group generation, every sending group in state, in no
-	// particular order and without copying: the GroupInfo and its slices
-	// are valid only during the call and must not be modified (a page of
-	// 100,000 groups, gateway GET /v1/groups).
-	EachReceivingGroup(fn func(*receiver.GroupInfo))
-	EachSendingGroup(fn func(*sender.GroupInfo))
+	// receiving group generation, every sending group in state, that keep
+	// (nil: every one) accepts by id and generation (1 for a sending
+	// group), in no particular order and without copying: the GroupInfo
+	// and its slices are valid only during the call and must not be
+	// modified (a page of 100,000 groups, gateway GET /v1/groups).
+	EachReceivingGroup(keep func(groupID string, generation uint64) bool, fn func(*receiver.GroupInfo))
+	EachSendingGroup(keep func(groupID string, generation uint64) bool, fn func(*sender.GroupInfo))
 	// ReceiverStats returns the receiving RMP's counts (held messages,
 	// groups).
 	ReceiverStats() receiver.Stats

@@ -1,6 +1,8 @@
 package admin
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -40,14 +42,18 @@ func (f *fake) SendingGroup(id string) (sender.GroupInfo, bool) {
 func (f *fake) SendingMessage(sender.MessageRef) (sender.MessageInfo, bool) {
 	return sender.MessageInfo{}, false
 }
-func (f *fake) EachReceivingGroup(fn func(*receiver.GroupInfo)) {
+func (f *fake) EachReceivingGroup(keep func(string, uint64) bool, fn func(*receiver.GroupInfo)) {
 	for i := range f.recv {
-		fn(&f.recv[i])
+		if keep == nil || keep(f.recv[i].GroupID, f.recv[i].Generation) {
+			fn(&f.recv[i])
+		}
 	}
 }
-func (f *fake) EachSendingGroup(fn func(*sender.GroupInfo)) {
+func (f *fake) EachSendingGroup(keep func(string, uint64) bool, fn func(*sender.GroupInfo)) {
 	for i := range f.send {
-		fn(&f.send[i])
+		if keep == nil || keep(f.send[i].GroupID, 1) {
+			fn(&f.send[i])
+		}
 	}
 }
 func (f *fake) SendingPending(string, int) ([]sender.PendingInfo, int) { return nil, 0 }
@@ -163,7 +169,7 @@ func TestEachGroupMatchesGroups(t *testing.T) {
 	f := newFake()
 	for _, roles := range []Roles{Receiving, Sending, Receiving | Sending} {
 		var got []GroupView
-		EachGroup(f, roles, func(v *GroupView) {
+		EachGroup(f, roles, nil, func(v *GroupView) {
 			c := *v
 			c.Ranges = append([]group.Range(nil), v.Ranges...)
 			got = append(got, c)
@@ -179,7 +185,14 @@ func TestEachGroupMatchesGroups(t *testing.T) {
 			}
 		}
 	}
-	EachGroup(f, Sending, func(v *GroupView) {
+	var kept []string
+	EachGroup(f, Receiving|Sending, func(id string, role group.Role, gen uint64) bool {
+		return id == "a" && (role == group.RoleSender || gen == 2)
+	}, func(v *GroupView) { kept = append(kept, fmt.Sprintf("%s/%d/%d", v.GroupID, v.Role, v.Generation)) })
+	if want := []string{fmt.Sprintf("a/%d/2", group.RoleReceiver), fmt.Sprintf("a/%d/1", group.RoleSender)}; !slices.Equal(kept, want) {
+		t.Fatalf("keep: %v, want %v", kept, want)
+	}
+	EachGroup(f, Sending, nil, func(v *GroupView) {
 		if v.GroupID == "a" && &v.Ranges[0] != &f.send[0].Acked[0] {
 			t.Fatal("EachGroup copied a sending group's ranges")
 		}
