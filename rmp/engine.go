@@ -51,6 +51,10 @@ type Engine struct {
 	undeliverable   []sender.MessageRef
 	failedPolls     []sender.PollID
 	failedCallbacks []receiver.CallbackRef
+
+	// destPeers is the identity each https destination presented, by
+	// origin (bind.go).
+	destPeers map[string]string
 }
 
 // newEngine builds an Engine from the records a store holds: those of

@@ -171,8 +171,14 @@ func (e *Engine) ReceiveInbound(now time.Time, token uint64, in *Inbound) {
 	}
 	if env.Response != nil {
 		// RM-Replies for the sending side: a callback (R31) or acks that
-		// ride on a message (digest §3).
-		e.addSender(e.send.Replies(now, senderEntries(env.Response)))
+		// ride on a message (digest §3), each only from the group's
+		// destination (bind.go).
+		rs, dropped := e.bindReplies(senderEntries(env.Response), replySource{peer: in.peer.ID()})
+		e.addSender(e.send.Replies(now, rs))
+		if dropped && env.Request == nil && env.PollRequest == nil {
+			e.soapFault(token, v, foreignReplyFault())
+			return
+		}
 	}
 	var out soap.Response
 	var business []byte

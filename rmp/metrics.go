@@ -34,8 +34,13 @@ func (m *counters) countReceiverEvent(ev *receiver.Event) {
 		case receiver.LabelForeignPeerPoll: // nothing was sent
 			m.ForeignPeerPolls++
 			return
+		case receiver.LabelPollGroupNotAllowed:
+			m.GroupNotAllowedPolls++
+			return
 		case receiver.LabelForeignPeer:
 			m.ForeignPeer++
+		case receiver.LabelGroupNotAllowed:
+			m.GroupNotAllowed++
 		}
 		m.countFault(ev.Code, true)
 	}

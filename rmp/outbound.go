@@ -73,7 +73,7 @@ func (e *Engine) addSender(rd sender.Ready) {
 			continue
 		}
 		e.rd.Sends = append(e.rd.Sends, Outbound{
-			Ref:  OutboundRef{Kind: OutMessage, Message: t.Ref, Attempt: t.Attempt},
+			Ref:  OutboundRef{Kind: OutMessage, Message: t.Ref, Attempt: t.Attempt, to: post.URL},
 			Post: post,
 		})
 	}
@@ -89,7 +89,7 @@ func (e *Engine) addSender(rd sender.Ready) {
 			continue
 		}
 		e.rd.Sends = append(e.rd.Sends, Outbound{
-			Ref:  OutboundRef{Kind: OutPoll, Poll: p.ID},
+			Ref:  OutboundRef{Kind: OutPoll, Poll: p.ID, to: p.To},
 			Post: Post{URL: p.To, ContentType: soap.ContentType(v, ""), SOAP11: v == soap.SOAP11, Body: b},
 		})
 	}
@@ -166,14 +166,19 @@ func (e *Engine) flushFailures(now time.Time) {
 // SendResult reports what became of an Outbound: the response, or err when
 // no HTTP response arrived.
 func (e *Engine) SendResult(now time.Time, ref OutboundRef, res PostResult, err error) {
+	var src replySource
+	if err == nil && ref.Kind != OutCallback {
+		src = e.answerSource(ref, res)
+	}
 	switch ref.Kind {
 	case OutMessage:
-		e.messageResult(now, ref, res, err)
+		e.messageResult(now, ref, res, err, src)
 	case OutPoll:
 		ok := err == nil && res.Status/100 == 2
 		if ok {
 			if env, _ := e.parseReply(res); env != nil && env.Response != nil {
-				e.addSender(e.send.Replies(now, senderEntries(env.Response)))
+				rs, _ := e.bindReplies(senderEntries(env.Response), src)
+				e.addSender(e.send.Replies(now, rs))
 			}
 		}
 		e.addSender(e.send.PollResult(now, ref.Poll, ok))
@@ -196,8 +201,9 @@ func (e *Engine) parseReply(res PostResult) (*soap.Envelope, []byte) {
 // fault read from its wsrm:Response (Response pattern), or a SOAP Fault that
 // refuses the message — with a wsrm code, or a SOAP code that says the peer
 // cannot take such a request (soap.FinalFault: it is not an RMP, D7);
-// anything else is no ack (R36), with a detail saying what came back.
-func (e *Engine) messageResult(now time.Time, ref OutboundRef, res PostResult, err error) {
+// anything else is no ack (R36), with a detail saying what came back. src
+// is where the answer came from (bindReplies).
+func (e *Engine) messageResult(now time.Time, ref OutboundRef, res PostResult, err error, src replySource) {
 	var env *soap.Envelope
 	var body []byte
 	if err == nil {
@@ -208,12 +214,13 @@ func (e *Engine) messageResult(now time.Time, ref OutboundRef, res PostResult, e
 		return
 	}
 	if env.Response != nil && len(env.Response.Replies) > 0 {
+		rs, _ := e.bindReplies(senderEntries(env.Response), src)
 		if body != nil {
 			// R73: the answer to this message's own POST.
-			e.addSender(e.send.RepliesWithResponse(now, ref.Message, body, senderEntries(env.Response)))
+			e.addSender(e.send.RepliesWithResponse(now, ref.Message, body, rs))
 			return
 		}
-		e.addSender(e.send.Replies(now, senderEntries(env.Response)))
+		e.addSender(e.send.Replies(now, rs))
 		return
 	}
 	// A SOAP Fault answers this very message (D7): its code applies to it.

@@ -17,9 +17,10 @@ type Peer struct {
 	DNSNames   []string
 }
 
-// PeerFromTLS is the identity of a TLS connection's verified client
-// certificate; the zero Peer without TLS, without a certificate, or when
-// the certificate was not verified against the server's client CAs.
+// PeerFromTLS is the identity of the certificate a TLS connection's other
+// end presented and this end verified: the client's on a server (against
+// its client CAs), the server's on a client (HTTPTransport); the zero
+// Peer without TLS, without a certificate, or when it was not verified.
 func PeerFromTLS(cs *tls.ConnectionState) Peer {
 	if cs == nil || len(cs.VerifiedChains) == 0 || len(cs.VerifiedChains[0]) == 0 {
 		return Peer{}

@@ -104,6 +104,9 @@ type OutboundRef struct {
 	Attempt  int
 	Poll     sender.PollID
 	Callback receiver.CallbackRef
+	// to is the URL the engine rendered the POST for (bind.go checks its
+	// answer against it).
+	to string
 }
 
 // Outbound is one POST to make.

@@ -35,6 +35,10 @@ type PostResult struct {
 	Status      int
 	ContentType string
 	Body        []byte
+	// peer is the identity of the server certificate HTTPTransport
+	// verified for an https:// exchange (PeerFromTLS); the zero Peer
+	// otherwise (bind.go learns it).
+	peer Peer
 
 	// reply is Body parsed by WithParsedReply, business its business
 	// response (R73); parsed says they were.
@@ -186,5 +190,5 @@ func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
 	if int64(len(body)) > t.cfg.MaxResponseBytes {
 		return PostResult{}, errResponseTooLarge
 	}
-	return PostResult{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: body}, nil
+	return PostResult{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: body, peer: PeerFromTLS(resp.TLS)}, nil
 }

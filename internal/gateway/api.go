@@ -29,7 +29,11 @@ func (g *Gateway) routes() {
 }
 
 func (g *Gateway) publicRoutes(m *http.ServeMux) {
-	m.Handle("/rmp", g.limit(http.HandlerFunc(g.handleRMP)))
+	var rmpHandler http.Handler = g.limit(http.HandlerFunc(g.handleRMP))
+	if g.peerAllow != nil {
+		rmpHandler = g.peerAllow.guard(rmpHandler)
+	}
+	m.Handle("/rmp", rmpHandler)
 	m.HandleFunc("POST /soap/{name}", g.limitFunc(g.handleRoute))
 	m.HandleFunc("GET /healthz", g.handleHealth)
 }

@@ -183,10 +183,16 @@ type Config struct {
 	IdempotencyWindow  time.Duration
 	MaxIdempotencyKeys int
 	// BindGroupsToPeer (-bind-groups-to-peer): a receiving group takes
-	// messages and answers polls only for the identity that opened it;
-	// nil = on exactly when client certificates are required (and not with
-	// -store etcd, whose forwarded requests carry no identity).
+	// messages and answers polls only for the identity that opened it, a
+	// sending group takes RM-Replies only from its destination
+	// (rmp's bind.go); nil = on exactly when client
+	// certificates are required (and not with -store etcd, whose forwarded
+	// requests carry no identity).
 	BindGroupsToPeer *bool
+	// PeerAllowFile (-peer-allow): the client-certificate identities that
+	// may POST to /rmp, and the groupId prefixes each may use
+	// (peerallow.go); re-read on SIGHUP. Needs client certificates.
+	PeerAllowFile string
 }
 
 // BindsGroupsToPeer resolves -bind-groups-to-peer against its default.
@@ -367,7 +373,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.AdminTokenFile, "admin-token-file", c.AdminTokenFile, "file holding the token every admin request must send as Authorization: Bearer <token> (re-read on SIGHUP)")
 	fs.BoolVar(&c.MetricsPublic, "metrics-public", c.MetricsPublic, "serve /metrics without the admin token")
 	fs.BoolVar(&c.Console, "console", c.Console, "serve the web console at /console/ beside the admin API, under the same token")
-	fs.Var(optBool{&c.BindGroupsToPeer}, "bind-groups-to-peer", "refuse messages (InvalidMessageId) and polls about a receiving group from another client-certificate identity than the one that opened it (default on when -tls-client-auth is require)")
+	fs.Var(optBool{&c.BindGroupsToPeer}, "bind-groups-to-peer", "refuse messages (InvalidMessageId) and polls about a receiving group from another client-certificate identity than the one that opened it, and RM-Replies about a sending group from another identity than its https destination presented (default on when -tls-client-auth is require)")
+	fs.StringVar(&c.PeerAllowFile, "peer-allow", c.PeerAllowFile, "file of the client-certificate identities that may POST to /rmp, one a line with its groupId prefixes: <identity> <prefix>[,<prefix>…] (* for any; # comments); others get 403, a groupId outside the prefixes InvalidMessageId (re-read on SIGHUP)")
 	fs.DurationVar(&c.RouteTimeout, "route-timeout", c.RouteTimeout, "how long a -route client waits for the acknowledgement before a SOAP Fault (HTTP 504); the message is still resent")
 }
 
@@ -604,6 +611,12 @@ func (c *Config) validateSecurity() []error {
 	}
 	if c.BindGroupsToPeer != nil && *c.BindGroupsToPeer && c.Store == StoreEtcd && !c.authenticatesForwards() {
 		errs = append(errs, errors.New("-bind-groups-to-peer with -store etcd needs -cluster-ca or -cluster-secret-file: a forwarded request carries its sender's identity only between authenticated instances"))
+	}
+	if c.PeerAllowFile != "" && c.TLSClientCA == "" {
+		errs = append(errs, errors.New("-peer-allow needs client certificates: set -tls-client-ca (and -tls-client-auth require)"))
+	}
+	if c.PeerAllowFile != "" && c.Store == StoreEtcd {
+		errs = append(errs, errors.New("-peer-allow is not available with -store etcd yet: each instance would need the list of the forwarded request's sender"))
 	}
 	errs = append(errs, c.validateCluster()...)
 	if c.AdminTokenFile == "" {

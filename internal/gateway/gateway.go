@@ -92,6 +92,7 @@ type Gateway struct {
 	statsStop                            chan struct{}
 	statsOnce                            sync.Once
 	peerTLS                              *peerTLS
+	peerAllow                            *peerAllow // nil without -peer-allow
 	clockMu                              sync.Mutex // serialises fake clock moves
 	// -store pebble: a node stopped by its store reports here once the
 	// disk takes writes again (storewatch.go).
@@ -141,6 +142,12 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 			return nil, err
 		}
 	}
+	var allow *peerAllow
+	if cfg.PeerAllowFile != "" {
+		if allow, err = loadPeerAllow(cfg.PeerAllowFile); err != nil {
+			return nil, err
+		}
+	}
 	if opts.Client == nil {
 		opts.Client = operatorClient(30*time.Second, ptls.config)
 	}
@@ -159,7 +166,7 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	g := &Gateway{cfg: cfg, inst: inst, clk: rmp.RealClock(), opts: opts, token: token, peerTLS: ptls, auth: auth, log: log,
+	g := &Gateway{cfg: cfg, inst: inst, clk: rmp.RealClock(), opts: opts, token: token, peerTLS: ptls, peerAllow: allow, auth: auth, log: log,
 		forward: operatorClient(cfg.ForwardTimeout, auth.clientTLS(ptls.config)), bodies: httpbody.NewBudget(cfg.MaxInflightBytes)}
 	// The transport's exchanges show which peers answer (GET /v1/peers).
 	g.peers = newPeerTracker(opts.Transport, g.Now)
@@ -222,6 +229,9 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 func (g *Gateway) openNode(st store.Store, instance, replyTo string, consume rmp.Consumer) (*rmp.Node, error) {
 	ec := engineConfig(&g.cfg, instance)
 	ec.ReplyTo = replyTo
+	if g.peerAllow != nil {
+		ec.Receiver.AllowGroup = g.peerAllow.allowGroup
+	}
 	return rmp.Open(rmp.NodeConfig{
 		Engine:     ec,
 		Store:      st,
@@ -402,8 +412,8 @@ func (g *Gateway) AdminHandler() http.Handler {
 	return g.adminHandler
 }
 
-// Reload re-reads the admin token and the outbound client certificate
-// (SIGHUP); on an error the old ones stay in force.
+// Reload re-reads the admin token, the outbound client certificate and
+// the -peer-allow list (SIGHUP); on an error the old ones stay in force.
 func (g *Gateway) Reload() error {
 	var errs []error
 	if g.token != nil {
@@ -413,6 +423,9 @@ func (g *Gateway) Reload() error {
 		errs = append(errs, g.peerTLS.cert.reload())
 	}
 	errs = append(errs, g.auth.reload())
+	if g.peerAllow != nil {
+		errs = append(errs, g.peerAllow.reload())
+	}
 	return errors.Join(errs...)
 }
 

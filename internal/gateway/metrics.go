@@ -29,7 +29,11 @@ func (g *Gateway) handleMetrics(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	writeMetrics(w, &m, gs, g.refusedForwards.Load())
+	var notAllowed uint64
+	if g.peerAllow != nil {
+		notAllowed = g.peerAllow.refused.Load()
+	}
+	writeMetrics(w, &m, gs, g.refusedForwards.Load(), notAllowed)
 	if g.cl != nil {
 		counter(w, "wsrkit_forwarded_requests_total", "Requests forwarded to the instance holding their shard (-store etcd).", g.forwards.Load())
 		gauge(w, "wsrkit_held_shards", "Shards this instance holds (-store etcd).", len(g.cl.nodes()))
@@ -59,6 +63,9 @@ func addMetrics(sum *admin.Metrics, m admin.Metrics) {
 	sum.Commits += m.Commits
 	sum.ForeignPeer += m.ForeignPeer
 	sum.ForeignPeerPolls += m.ForeignPeerPolls
+	sum.ForeignPeerReplies += m.ForeignPeerReplies
+	sum.GroupNotAllowed += m.GroupNotAllowed
+	sum.GroupNotAllowedPolls += m.GroupNotAllowedPolls
 	for i := range sum.FaultsSent {
 		sum.FaultsSent[i] += m.FaultsSent[i]
 		sum.FaultsReceived[i] += m.FaultsReceived[i]
@@ -78,7 +85,9 @@ func gauge(w io.Writer, name, help string, v int) {
 	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n%s %d\n", name, help, name, name, v)
 }
 
-func writeMetrics(w io.Writer, m *admin.Metrics, gs gauges, refusedForwards uint64) {
+// writeMetrics writes m and gs; refusedForwards counts the forwarded
+// requests refused, notAllowed the requests -peer-allow refused (403).
+func writeMetrics(w io.Writer, m *admin.Metrics, gs gauges, refusedForwards, notAllowed uint64) {
 	counter(w, "wsrkit_messages_submitted_total", "Messages accepted from the producer.", m.Submitted)
 	counter(w, "wsrkit_messages_accepted_total", "Reliable messages accepted by the receiving side (not refused, not duplicates).", m.Accepted)
 	counter(w, "wsrkit_messages_delivered_total", "Messages taken by the consumer.", m.Delivered)
@@ -99,10 +108,14 @@ func writeMetrics(w io.Writer, m *admin.Metrics, gs gauges, refusedForwards uint
 		}
 	}
 
-	fmt.Fprint(w, "# HELP wsrkit_refused_total Requests refused for who sent them: a message into, or a PollRequest reference to, a group bound to another peer identity (-bind-groups-to-peer); a request marked forwarded by no authenticated instance (-store etcd).\n# TYPE wsrkit_refused_total counter\n")
+	fmt.Fprint(w, "# HELP wsrkit_refused_total Requests refused for who sent them: a message into, or a PollRequest reference to, a group bound to another peer identity, or an RM-Reply entry about a sending group from another party than its destination (-bind-groups-to-peer); a request marked forwarded by no authenticated instance (-store etcd); a request from an identity -peer-allow does not list (403), a message into or a PollRequest reference to a groupId outside its sender's -peer-allow prefixes.\n# TYPE wsrkit_refused_total counter\n")
 	fmt.Fprintf(w, "wsrkit_refused_total{reason=\"foreign-peer\"} %d\n", m.ForeignPeer)
 	fmt.Fprintf(w, "wsrkit_refused_total{reason=\"foreign-peer-poll\"} %d\n", m.ForeignPeerPolls)
+	fmt.Fprintf(w, "wsrkit_refused_total{reason=\"foreign-peer-reply\"} %d\n", m.ForeignPeerReplies)
 	fmt.Fprintf(w, "wsrkit_refused_total{reason=\"forward-unauthenticated\"} %d\n", refusedForwards)
+	fmt.Fprintf(w, "wsrkit_refused_total{reason=\"peer-not-allowed\"} %d\n", notAllowed)
+	fmt.Fprintf(w, "wsrkit_refused_total{reason=\"group-not-allowed\"} %d\n", m.GroupNotAllowed)
+	fmt.Fprintf(w, "wsrkit_refused_total{reason=\"group-not-allowed-poll\"} %d\n", m.GroupNotAllowedPolls)
 
 	fmt.Fprint(w, "# HELP wsrkit_outcomes_total Outcomes handed to the producer (D27).\n# TYPE wsrkit_outcomes_total counter\n")
 	lines := make([]string, 0, len(m.Outcomes))

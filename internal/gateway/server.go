@@ -160,20 +160,20 @@ func (s *Server) Reload() error {
 
 // reloadable reports whether any file is re-read by Reload.
 func (s *Server) reloadable() bool {
-	return s.tls != nil || s.peerTLS.cert != nil || s.token != nil || s.auth.enabled()
+	return s.tls != nil || s.peerTLS.cert != nil || s.token != nil || s.auth.enabled() || s.peerAllow != nil
 }
 
 // ReloadAndLog is Reload with its outcome logged (SIGHUP, file changes).
 func (s *Server) ReloadAndLog(why string) {
 	if !s.reloadable() {
-		s.log.Info("nothing to reload: no -tls-cert, -peer-cert, -admin-token-file or -cluster-secret-file", "why", why)
+		s.log.Info("nothing to reload: no -tls-cert, -peer-cert, -admin-token-file, -cluster-secret-file or -peer-allow", "why", why)
 		return
 	}
 	if err := s.Reload(); err != nil {
-		s.log.Warn("TLS/token reload failed; the previous ones stay in use", "why", why, "err", err)
+		s.log.Warn("TLS/token/-peer-allow reload failed; the previous ones stay in use", "why", why, "err", err)
 		return
 	}
-	s.log.Info("TLS certificates and admin token reloaded", "why", why)
+	s.log.Info("TLS certificates, admin token and -peer-allow reloaded", "why", why)
 }
 
 // serverErrorLog sends net/http's own lines to the log: failed TLS

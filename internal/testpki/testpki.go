@@ -74,15 +74,19 @@ type Leaf struct {
 }
 
 // Server issues a server certificate for 127.0.0.1, ::1 and localhost,
-// with subject CN cn; it is good for client authentication too.
-func (ca *CA) Server(t testing.TB, cn string) *Leaf {
+// with subject CN cn and the SAN URIs uris (which come first in its
+// rmp.Peer identity, so that two loopback gateways differ); it is good for
+// client authentication too.
+func (ca *CA) Server(t testing.TB, cn string, uris ...string) *Leaf {
 	t.Helper()
-	return ca.issue(t, &x509.Certificate{
+	tmpl := &x509.Certificate{
 		Subject:     pkix.Name{CommonName: cn},
 		DNSNames:    []string{"localhost"},
 		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
-	})
+	}
+	addURIs(t, tmpl, uris)
+	return ca.issue(t, tmpl)
 }
 
 // Client issues a client certificate with subject CN cn and the SAN URIs
@@ -93,6 +97,12 @@ func (ca *CA) Client(t testing.TB, cn string, uris ...string) *Leaf {
 		Subject:     pkix.Name{CommonName: cn},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	}
+	addURIs(t, tmpl, uris)
+	return ca.issue(t, tmpl)
+}
+
+func addURIs(t testing.TB, tmpl *x509.Certificate, uris []string) {
+	t.Helper()
 	for _, s := range uris {
 		u, err := url.Parse(s)
 		if err != nil {
@@ -100,7 +110,6 @@ func (ca *CA) Client(t testing.TB, cn string, uris ...string) *Leaf {
 		}
 		tmpl.URIs = append(tmpl.URIs, u)
 	}
-	return ca.issue(t, tmpl)
 }
 
 func (ca *CA) issue(t testing.TB, tmpl *x509.Certificate) *Leaf {

@@ -18,6 +18,14 @@ type Metrics struct {
 	// references ignored, because their group is bound to another peer
 	// identity (receiver.Config.BindGroupsToPeer).
 	ForeignPeer, ForeignPeerPolls uint64
+	// ForeignPeerReplies counts RM-Reply entries about a sending group
+	// dropped because another party than its destination sent them
+	// (receiver.Config.BindGroupsToPeer).
+	ForeignPeerReplies uint64
+	// GroupNotAllowed counts messages refused, and GroupNotAllowedPolls
+	// PollRequest references ignored, because their sender may not use the
+	// groupId (receiver.Config.AllowGroup).
+	GroupNotAllowed, GroupNotAllowedPolls uint64
 	// Outcomes counts outcomes handed to the producer, by kind and reason.
 	Outcomes map[OutcomeLabel]uint64
 	// Gauges.

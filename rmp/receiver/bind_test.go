@@ -68,3 +68,27 @@ func TestGroupsBoundToTheirPeer(t *testing.T) {
 		t.Fatalf("an unverified opener binds nothing: %s", got)
 	}
 }
+
+// TestGroupsRefusedByTheDriver: a message into a groupId Config.AllowGroup
+// refuses its sender (the gateway's -peer-allow prefixes) is refused with
+// InvalidMessageId in its own Response and nothing is stored, even for a
+// group that exists; a PollRequest reference to one is answered as about
+// an unknown group (#19 item 5).
+func TestGroupsRefusedByTheDriver(t *testing.T) {
+	const a, b = VerifiedPeerPrefix + "urn:a", VerifiedPeerPrefix + "urn:b"
+	h := newHarness(t, Config{AllowGroup: func(peer, groupID string) bool { return peer == a || groupID != "g" }})
+	h.msg(seq("g", 0, from(a)))
+	takeLog(h)
+	h.msg(seq("g", 1, from(b)))
+	if got, want := takeLog(h), "reply g[1!InvalidMessageId]\nrefused g#0/1 InvalidMessageId "+LabelGroupNotAllowed; got != want {
+		t.Fatalf("a refused groupId:\n%s\nwant\n%s", got, want)
+	}
+	h.poll(PollRequest{Refs: []PollRef{{GroupID: "g"}, {GroupID: "other"}}, Peer: b})
+	if got := takeLog(h); got != "poll -\nrefused g#0 "+LabelPollGroupNotAllowed {
+		t.Fatalf("a refused poll reference: %s", got)
+	}
+	h.msg(seq("g", 1, from(a)))
+	if got := takeLog(h); !strings.Contains(got, "deliver g") || !strings.Contains(got, "reply g[1]") {
+		t.Fatalf("1 was not stored by the refusal, so it is new now: %s", got)
+	}
+}

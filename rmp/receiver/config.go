@@ -63,6 +63,13 @@ type Config struct {
 	// about an unknown one. A group opened by an unverified sender is
 	// bound to no one.
 	BindGroupsToPeer bool
+	// AllowGroup, when set, says whether a sender (Message.Peer,
+	// PollRequest.Peer) may use a groupId (the gateway's -peer-allow): a
+	// message into another is refused with InvalidMessageId
+	// (LabelGroupNotAllowed) in its own answer, nothing stored; a
+	// PollRequest reference to one is answered as about an unknown group
+	// (LabelPollGroupNotAllowed). It must not block.
+	AllowGroup func(peer, groupID string) bool
 
 	// MaxLifetime bounds how far ahead of its arrival a message's
 	// ExpiryTime and its group's groupExpiryTime may be, and

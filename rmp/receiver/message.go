@@ -42,11 +42,15 @@ func (r *Receiver) message(now time.Time, m *Message) {
 		}
 		return
 	}
+	if !r.allowed(m.Peer, m.GroupID) {
+		r.refuseForeign(m, LabelGroupNotAllowed)
+		return
+	}
 	if f := r.groups[m.GroupID]; f != nil {
 		r.advanceFamily(now, f) // due terminations apply before this message
 	}
 	if r.foreign(m.GroupID, m.Peer) {
-		r.refuseForeign(m)
+		r.refuseForeign(m, LabelForeignPeer)
 		return
 	}
 	if m.HasNumber {

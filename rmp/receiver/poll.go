@@ -23,6 +23,11 @@ func (r *Receiver) Poll(now time.Time, p PollRequest) Ready {
 	}
 	var b replyBuilder
 	for _, ref := range p.Refs {
+		if !r.allowed(p.Peer, ref.GroupID) {
+			// Answered as an unknown group, whether it is known or not.
+			r.event(Event{Kind: EventRefused, Group: group.ID{GroupID: ref.GroupID}, Label: LabelPollGroupNotAllowed})
+			continue
+		}
 		if f := r.groups[ref.GroupID]; f != nil {
 			r.advanceFamily(now, f)
 		}

@@ -1,0 +1,120 @@
+package rmp
+
+import (
+	"net/url"
+
+	"github.com/wsrkit/wsrkit/faults"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
+	"github.com/wsrkit/wsrkit/rmp/sender"
+)
+
+// Sending groups bound to their destination (#19, under
+// Config.Receiver.BindGroupsToPeer, which binds the receiving groups to
+// their opener): an RM-Reply about one of our sending groups — an ack or a fault, in the
+// answer to a message or a poll, or in a request to our endpoint (a
+// callback, R31, or acks riding on a message) — counts only when it comes
+// from the party the group was sent to. Over https:// that party is the
+// identity of the server certificate the destination presented
+// (Peer.ID); a group sent over plain http is bound to no one.
+
+// maxDestPeers bounds the destinations whose identity is remembered; past
+// it the map starts over (each identity is learnt again from the next
+// exchange with its destination).
+const maxDestPeers = 4096
+
+// replySource is where RM-Replies came from.
+type replySource struct {
+	// origin is the destination (scheme://host) whose answer carried them;
+	// "" for a request to this RMP's endpoint.
+	origin string
+	// peer is the sender's verified identity (Peer.ID): the server's for
+	// an answer, the client's for a request; "" when none.
+	peer string
+}
+
+// learnDestPeer records the identity the destination of an exchange to
+// rawURL presented.
+func (e *Engine) learnDestPeer(rawURL string, p Peer) {
+	if !e.cfg.Receiver.BindGroupsToPeer || p.IsZero() {
+		return
+	}
+	o, ok := tlsOrigin(rawURL)
+	if !ok {
+		return
+	}
+	if e.destPeers == nil || len(e.destPeers) >= maxDestPeers {
+		e.destPeers = make(map[string]string)
+	}
+	e.destPeers[o] = p.ID()
+}
+
+// tlsOrigin is rawURL's scheme://host when it is an https:// URL.
+func tlsOrigin(rawURL string) (string, bool) {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme != "https" || u.Host == "" {
+		return "", false
+	}
+	return outbound.Origin(u), true
+}
+
+// bindReplies keeps the entries of rs that src may speak for and counts
+// the others (wsrkit_refused_total{reason="foreign-peer-reply"}); it
+// reports whether it dropped any. An entry about a group this sending RMP
+// does not know passes: the sender ignores it anyway (R30).
+func (e *Engine) bindReplies(rs []sender.ReplyEntry, src replySource) ([]sender.ReplyEntry, bool) {
+	if !e.cfg.Receiver.BindGroupsToPeer {
+		return rs, false
+	}
+	kept := rs[:0:0]
+	dropped := false
+	for i := range rs {
+		if e.mayReply(rs[i].GroupID, src) {
+			kept = append(kept, rs[i])
+			continue
+		}
+		dropped = true
+		e.metrics.ForeignPeerReplies++
+	}
+	return kept, dropped
+}
+
+// mayReply reports whether src may acknowledge or fault the sending group
+// groupID: the group went over plain http (bound to no one), or src is
+// the group's destination itself (its own answer; TLS verified the host),
+// or src's verified identity is the one that destination presented.
+func (e *Engine) mayReply(groupID string, src replySource) bool {
+	g, ok := e.send.Group(groupID)
+	if !ok {
+		return true
+	}
+	o, tls := tlsOrigin(g.To)
+	if !tls || o == src.origin {
+		return true
+	}
+	want, known := e.destPeers[o]
+	return known && src.peer != "" && src.peer == want
+}
+
+// foreignReplyFault refuses a request whose only content was RM-Replies
+// that its sender may not give (D7: the request is not accepted, so a
+// SOAP Fault; the sender of a callback retries it, as after any failure).
+func foreignReplyFault() *faults.Fault {
+	return faults.New(faults.InvalidRequest, "rmp.foreign-peer-reply",
+		"an RM-Reply about a group that was not sent to this peer")
+}
+
+// answerSource is where an answer to ref came from: the URL the engine
+// rendered the POST for (else, for a driver that built the ref itself,
+// the message's group's destination) and the identity its server
+// presented, which is learnt for that destination first.
+func (e *Engine) answerSource(ref OutboundRef, res PostResult) replySource {
+	to := ref.to
+	if to == "" && ref.Kind == OutMessage {
+		if g, ok := e.send.Group(ref.Message.GroupID); ok {
+			to = g.To
+		}
+	}
+	e.learnDestPeer(to, res.peer)
+	o, _ := tlsOrigin(to)
+	return replySource{origin: o, peer: res.peer.ID()}
+}
