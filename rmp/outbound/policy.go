@@ -1,7 +1,8 @@
 // Package outbound is the policy for the URLs an RMP calls that a peer or
 // a producer chose (a Callback or PollRequest ReplyTo, a submission's To):
 // which addresses it may connect to, checked when a URL comes in and again
-// at every dial, after name resolution.
+// at every dial, after name resolution; and the settings of the HTTP
+// clients that make those calls (Config, NewClient).
 package outbound
 
 import (
