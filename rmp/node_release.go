@@ -210,9 +210,9 @@ func (n *Node) notifyLoop() {
 					continue
 				}
 				n.log.Warn("outcome handler failed; retrying", "group", batch[0].Ref.GroupID, "err", err)
-				t := n.clk.Timer(delay)
+				t := n.clk.NewTimer(delay)
 				select {
-				case <-t.C:
+				case <-t.C():
 				case <-n.ctx.Done():
 					t.Stop()
 					return

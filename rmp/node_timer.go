@@ -1,10 +1,6 @@
 package rmp
 
-import (
-	"time"
-
-	"github.com/benbjohnson/clock"
-)
+import "time"
 
 // timerState is the driver's single timer, set to the engine's next
 // deadline. Like quic-go's maybeResetTimer it is re-armed only when that
@@ -16,7 +12,7 @@ import (
 // corrects its timer within that, as it did when it re-armed every batch.
 type timerState struct {
 	clk   Clock
-	t     *clock.Timer
+	t     Timer
 	ch    <-chan time.Time
 	at    time.Time // the deadline armed; valid while t != nil
 	armed time.Time // the clock's wall reading when t was armed
@@ -39,8 +35,8 @@ func (s *timerState) arm(at time.Time, ok bool) {
 		s.ch = nil
 		return
 	}
-	s.t = s.clk.Timer(max(at.Sub(now), 0))
-	s.ch, s.at, s.armed, s.fresh = s.t.C, at, now, true
+	s.t = s.clk.NewTimer(max(at.Sub(now), 0))
+	s.ch, s.at, s.armed, s.fresh = s.t.C(), at, now, true
 }
 
 // fired notes that the timer's channel was read.

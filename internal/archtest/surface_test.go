@@ -21,8 +21,11 @@ var surfaceBudget = map[string]int{
 	// rmp/outbound, with the HTTP client settings (outbound.Config);
 	// Node.SubmitBatch (#22, +1); helpers only the package used unexported;
 	// ReadRequest, which checks an envelope's limits while its body is
-	// read (#18, +1).
-	"rmp": 154,
+	// read (#18, +1); the Clock and Timer interfaces wsrkit owns, with
+	// FakeClock's four methods, instead of an alias of benbjohnson/clock's
+	// 11-method Clock and a FakeClock embedding its Mock (+8, though the
+	// alias and the embedding exposed more than this count saw).
+	"rmp": 162,
 }
 
 // surface counts what a package exports, as go doc shows it: types,
