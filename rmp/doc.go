@@ -18,8 +18,9 @@
 //
 // Node is the driver: one goroutine owns an Engine and a store.Store, takes
 // inputs in batches, and applies each Ready. Its methods are safe for
-// concurrent use. The clock is injectable (NewFakeClock), so scenario tests
-// run hours of expiry and retries in milliseconds.
+// concurrent use. Its Clock (the current time and timers) is injectable: a
+// FakeClock (NewFakeClock) lets scenario tests run hours of expiry and
+// retries in milliseconds.
 //
 // # Applying a Ready
 //
