@@ -46,8 +46,8 @@ type inboundInput struct {
 }
 
 // apply hands the request to the engine; its body then goes back to the
-// budget: the answer may be long
-// in coming, the parse is no longer needed (#18).
+// budget: the answer may be long in coming, the parse is no longer
+// needed (#18).
 func (in inboundInput) apply(e *Engine, now time.Time) {
 	e.ReceiveInbound(now, in.token, in.in)
 	in.in.releaseBody()

@@ -12,8 +12,11 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,11 +41,12 @@ func TestServeConnectionFlood(t *testing.T) {
 	if long {
 		dur = 60 * time.Second
 	}
-	p := startServeProc(t, "-data", t.TempDir(), "-read-header-timeout", "1s", "-read-timeout", "2s",
-		"-idle-timeout", "1s", "-max-conns", "1024")
+	args := []string{"-data", t.TempDir(), "-read-header-timeout", "1s", "-read-timeout", "2s",
+		"-idle-timeout", "1s", "-max-conns", "1024"}
+	p := startServeProc(t, args...)
 	addr := (func() string { u, _ := url.Parse(p.url); return u.Host })()
 	client := &http.Client{Timeout: 10 * time.Second}
-	submit := func(i int) (time.Duration, error) {
+	submitTo := func(p *serveProc, i int) (time.Duration, error) {
 		in := fmt.Sprintf(`{"to": "http://127.0.0.1:1/rmp", "body": "<m>%d</m>", "expiresIn": "1m"}`, i)
 		t0 := time.Now()
 		resp, err := client.Post(p.url+"/v1/messages", "application/json", bytes.NewReader([]byte(in)))
@@ -56,6 +60,7 @@ func TestServeConnectionFlood(t *testing.T) {
 		}
 		return time.Since(t0), nil
 	}
+	submit := func(i int) (time.Duration, error) { return submitTo(p, i) }
 	quiet := make([]time.Duration, 0, 200)
 	for i := range 200 {
 		d, err := submit(i)
@@ -67,6 +72,8 @@ func TestServeConnectionFlood(t *testing.T) {
 	// header announcing 1 MiB, then a byte every 100 ms), each re-dialled
 	// once the server closes it.
 	const idle, slow = 250, 250
+	idleRSS := rssKiB(p.cmd.Process.Pid)
+	peak := sampleRSS(p.cmd.Process.Pid)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	var cut, dials atomic.Int64
@@ -119,14 +126,80 @@ func TestServeConnectionFlood(t *testing.T) {
 	}
 	cancel()
 	wg.Wait()
+	peakKiB := peak()
 
 	q, f := p99(quiet), p99(during)
 	ratio := float64(f) / float64(q)
-	t.Logf("flood %s: %d idle + %d slow-body attackers, %d dials, %d cut off by the server; producer p99 quiet %s (n=%d), during %s (n=%d): %.2f×",
-		dur, idle, slow, dials.Load(), cut.Load(), q, len(quiet), f, len(during), ratio)
+	bound := idleRSS + 4*64<<10 // KiB: 4 × -max-inflight-bytes (64 MiB) + idle, as for the other floods
+	t.Logf("flood %s: %d idle + %d slow-body attackers, %d dials, %d cut off by the server; producer p99 quiet %s (n=%d), during %s (n=%d): %.2f×; RSS idle %d MiB, peak %d MiB (bound %d MiB)",
+		dur, idle, slow, dials.Load(), cut.Load(), q, len(quiet), f, len(during), ratio, idleRSS>>10, peakKiB>>10, bound>>10)
 	require.Greater(t, cut.Load(), int64(idle+slow)/2, "the timeouts cut flood connections off")
+	if idleRSS > 0 {
+		require.Less(t, peakKiB, bound, "RSS within 4 × -max-inflight-bytes + idle")
+	}
 	if long {
 		require.LessOrEqual(t, ratio, 10.0, "p99 during the flood within 10× the quiet p99")
+	}
+	// A restart after the flood serves again.
+	restartServes(t, p, args, func(p *serveProc) error { _, err := submitTo(p, 9999); return err })
+}
+
+// rssKiB is the resident set of process pid; -1 where /proc has none.
+func rssKiB(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return -1
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return n
+		}
+	}
+	return -1
+}
+
+// sampleRSS samples process pid's resident set every 50 ms until the
+// function it returns is called, which returns the peak (KiB).
+func sampleRSS(pid int) (peak func() int64) {
+	var max atomic.Int64
+	max.Store(rssKiB(pid))
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			if r := rssKiB(pid); r > max.Load() {
+				max.Store(r)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	return func() int64 {
+		close(done)
+		<-stopped
+		return max.Load()
+	}
+}
+
+// restartServes stops p with SIGTERM (it must exit 0), starts serve again
+// with args and waits until serves (the restarted process) succeeds.
+func restartServes(t *testing.T, p *serveProc, args []string, serves func(*serveProc) error) *serveProc {
+	t.Helper()
+	p.signal(t, syscall.SIGTERM)
+	require.Equal(t, 0, p.wait(t, 30*time.Second, "SIGTERM after the flood"))
+	p2 := startServeProc(t, args...)
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		err := serves(p2)
+		if err == nil {
+			return p2
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the restarted gateway does not serve: %v", err)
+		}
 	}
 }
 
