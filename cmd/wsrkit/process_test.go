@@ -89,6 +89,26 @@ func (p *serveProc) signal(t *testing.T, sig syscall.Signal) {
 	require.NoError(t, p.cmd.Process.Signal(sig), "signal %v to serve %s", sig, p.url)
 }
 
+// waitLog waits until the process's output holds s, failing the test
+// at once, with the output, when the process exits first, and when s did
+// not come within d.
+func (p *serveProc) waitLog(t *testing.T, s string, d time.Duration) {
+	t.Helper()
+	deadline := time.After(d)
+	for !strings.Contains(p.stderr.String(), s) {
+		select {
+		case <-p.exited:
+			if strings.Contains(p.stderr.String(), s) {
+				return
+			}
+			t.Fatalf("serve %s exited with %d before logging %q: %s", p.url, p.status, s, p.stderr.String())
+		case <-deadline:
+			t.Fatalf("serve %s did not log %q within %s: %s", p.url, s, d, p.stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 // wait returns the exit status once the process ended, failing the test
 // when it did not end within d.
 func (p *serveProc) wait(t *testing.T, d time.Duration, why string) int {

@@ -40,6 +40,12 @@ func serve(args []string, stderr io.Writer, started func(*gateway.Server) (stop 
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
+	// SIGHUP re-reads the certificates, keys, CAs and the admin token. It
+	// is caught before the listening line: a SIGHUP sent once that line is
+	// out must never meet the default action, which ends the process.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	// With -store etcd Start joins the deployment and takes a first share
 	// of the shards (bounded by -etcd-timeout and SIGINT/SIGTERM).
 	srv, err := gateway.Start(cfg, gateway.Options{Logger: log, Context: ctx})
@@ -52,10 +58,6 @@ func serve(args []string, stderr io.Writer, started func(*gateway.Server) (stop 
 		attrs = append(attrs, "admin", a)
 	}
 	log.Info("wsrkit gateway listening", attrs...)
-	// SIGHUP re-reads the certificates, keys, CAs and the admin token.
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
 	var stop <-chan struct{}
 	if started != nil {
 		stop = started(srv)
