@@ -333,6 +333,12 @@ func TestServeJSONEndToEnd(t *testing.T) {
 	require.Regexp(t, `wsrkit_outcomes_total\{outcome="acknowledged",reason=""\} [45]\n`, metrics)
 	require.Contains(t, metrics, "wsrkit_messages_submitted_total 5\n")
 
+	// Instants within -max-lifetime [7d]: the cases check R13 and the
+	// message's expiry within its group's, not the horizon (fixed years
+	// did once the horizon was checked first).
+	day := func(n int) string {
+		return time.Now().Add(time.Duration(n) * 24 * time.Hour).UTC().Format(time.RFC3339)
+	}
 	bad := []struct {
 		req   map[string]any
 		field string
@@ -341,8 +347,8 @@ func TestServeJSONEndToEnd(t *testing.T) {
 		{map[string]any{"to": to}, "body"},
 		{map[string]any{"to": to, "body": "<x>"}, "body"},
 		{map[string]any{"to": to, "body": "<x/>", "replyPattern": "Carrier pigeon"}, "replyPattern"},
-		{map[string]any{"to": to, "body": "<x/>", "group": "g", "groupExpiryTime": "2030-01-01T00:00:00Z", "groupMaxIdle": "10m"}, "groupMaxIdle"},
-		{map[string]any{"to": to, "body": "<x/>", "group": "g", "expiryTime": "2031-01-01T00:00:00Z", "groupExpiryTime": "2030-01-01T00:00:00Z"}, "expiryTime"},
+		{map[string]any{"to": to, "body": "<x/>", "group": "g", "groupExpiryTime": day(2), "groupMaxIdle": "10m"}, "groupMaxIdle"},
+		{map[string]any{"to": to, "body": "<x/>", "group": "g", "expiryTime": day(3), "groupExpiryTime": day(2)}, "expiryTime"},
 		{map[string]any{"to": to, "body": "<x/>", "soap": "2.0"}, "soap"},
 		{map[string]any{"to": to, "body": "<x/>", "expiresIn": "soon"}, "expiresIn"},
 		{map[string]any{"to": to, "body": "<x/>", "last": "yes"}, "last"},
