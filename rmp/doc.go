@@ -11,9 +11,10 @@
 // # Two layers
 //
 // Engine is pure, like etcd-io/raft's RawNode: no goroutines, no clock, no
-// I/O. Inputs carry the current time (Submit, Receive, SendResult, Taken,
-// DeliveryFailed, Respond, OutcomeHandled, Tick); effects accumulate into a
-// Ready, which the caller takes with Ready and confirms with Advance.
+// I/O. Inputs carry the current time (Submit, SubmitBatch, Receive,
+// SendResult, Taken, DeliveryFailed, Respond, OutcomeHandled, Tick);
+// effects accumulate into a Ready, which the caller takes with Ready and
+// confirms with Advance.
 // NextDeadline says when Tick is due, so a driver keeps one timer.
 //
 // Node is the driver: one goroutine owns an Engine and a store.Store, takes

@@ -35,7 +35,7 @@ type submitBatchInput struct {
 }
 
 func (in *submitBatchInput) apply(e *Engine, now time.Time) {
-	in.refs, in.err = e.submitBatch(now, in.subs)
+	in.refs, in.err = e.SubmitBatch(now, in.subs)
 }
 
 // inboundInput is a request on the RMP endpoint; its Answer comes back by

@@ -73,11 +73,11 @@ func (e *Engine) Submit(now time.Time, s Submission) (sender.MessageRef, error) 
 	return ref, nil
 }
 
-// submitBatch submits subs in order within one input, so that one commit
-// stores them all before any is sent (R21). It is all or nothing: a
+// SubmitBatch submits subs in order as one input, so that the Persist of
+// one Ready stores them all before any is sent (R21). It is all or nothing: a
 // refusal is a *sender.BatchError naming the first refused submission, and
 // then nothing changed.
-func (e *Engine) submitBatch(now time.Time, subs []Submission) ([]sender.MessageRef, error) {
+func (e *Engine) SubmitBatch(now time.Time, subs []Submission) ([]sender.MessageRef, error) {
 	prepared := make([]sender.Submission, len(subs))
 	for i, s := range subs {
 		sub, err := e.prepare(s)
