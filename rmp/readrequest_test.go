@@ -22,16 +22,19 @@ import (
 	"github.com/wsrkit/wsrkit/store/memstore"
 )
 
-// countingListener counts the bytes its connections read.
+// countingListener counts the bytes its connections read, and them.
 type countingListener struct {
 	net.Listener
-	read *atomic.Int64
+	read, conns *atomic.Int64
 }
 
 func (l countingListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
+	}
+	if l.conns != nil {
+		l.conns.Add(1)
 	}
 	return countingConn{c, l.read}, nil
 }
@@ -74,7 +77,7 @@ func TestServeHTTPRefusesLimitsWhileReading(t *testing.T) {
 	defer n.Close(context.Background())
 	var read atomic.Int64
 	srv := httptest.NewUnstartedServer(n)
-	srv.Listener = countingListener{srv.Listener, &read}
+	srv.Listener = countingListener{srv.Listener, &read, nil}
 	srv.Start()
 	defer srv.Close()
 
@@ -222,4 +225,37 @@ func BenchmarkReadRequestParseBomb(b *testing.B) {
 			}
 		}
 	})
+}
+
+// The same refusal over HTTP/2: the stream ends with the fault and the
+// connection serves the next request (no GOAWAY for a Connection: close).
+func TestServeHTTPRefusesLimitsWhileReadingHTTP2(t *testing.T) {
+	cfg := nodeConfig("r", memstore.New(memstore.Options{}), newCollector())
+	cfg.MaxBody = 4 << 20
+	n, err := Open(cfg)
+	require.NoError(t, err)
+	defer n.Close(context.Background())
+	var read, conns atomic.Int64
+	srv := httptest.NewUnstartedServer(n)
+	srv.Listener = countingListener{srv.Listener, &read, &conns}
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	bomb := []byte(`<s:Envelope xmlns:s="` + soap.NamespaceSOAP11 + `"><s:Body>` + strings.Repeat("<y/>", 900_000) + `</s:Body></s:Envelope>`)
+	resp, err := srv.Client().Post(srv.URL, soap.ContentTypeSOAP11, bytes.NewReader(bomb))
+	require.NoError(t, err)
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, 2, resp.ProtoMajor)
+	require.Equal(t, http.StatusInternalServerError, resp.StatusCode, string(answer))
+	require.Contains(t, string(answer), "more than 10000 elements")
+	require.Less(t, read.Load(), int64(len(bomb)/2), "bytes read of %d", len(bomb))
+
+	resp, err = srv.Client().Post(srv.URL, soap.ContentTypeSOAP11, bytes.NewReader(requestEnvelope(t, "urn:h2", []byte("<p/>"))))
+	require.NoError(t, err)
+	answer, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(answer))
+	require.Equal(t, int64(1), conns.Load(), "one connection served both")
+	require.Zero(t, n.cfg.Bodies.InUse())
 }
