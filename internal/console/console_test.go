@@ -140,11 +140,13 @@ func newTraffic(t *testing.T, editA func(*gateway.Config)) *traffic {
 	tr.failedID = ans.ID
 	postRMP(t, tr.b.URL(), "urn:console:stuck", 1)
 	postRMP(t, tr.b.URL(), "urn:console:stuck", 2)
-	require.Equal(t, 200, postJSON(t, tr.a.URL()+"/v1/clock", map[string]string{"advance": "5s"}, nil))
+	// Each resend's result comes back after the clock moved: keep moving
+	// it until the retries are exhausted (D26).
 	require.Eventually(t, func() bool {
+		require.Equal(t, 200, postJSON(t, tr.a.URL()+"/v1/clock", map[string]string{"advance": "1s"}, nil))
 		var ms gateway.MessageStatus
 		return getJSON(t, tr.a.URL()+"/v1/messages/"+tr.failedID, &ms) == 200 && ms.State == "failed"
-	}, 10*time.Second, 10*time.Millisecond)
+	}, 20*time.Second, 20*time.Millisecond)
 	return tr
 }
 
@@ -189,6 +191,7 @@ func TestConsolePages(t *testing.T) {
 	require.Equal(t, 200, st)
 	checkAccessible(t, "group", body)
 	require.Contains(t, body, "Missing: 0")
+	require.Contains(t, body, `held for it in an ordered group: <span class="held-text">1–2</span>`)
 	require.Contains(t, body, `aria-label="received 1–2; missing 0"`)
 	require.Contains(t, body, "Abort this group…")
 

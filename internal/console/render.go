@@ -32,6 +32,7 @@ func parsePages() map[string]*template.Template {
 		"whenp":      func(s *string) string { return whenPtr(s) },
 		"rangesBar":  rangesBar,
 		"rangesText": rangesText,
+		"behindGap":  behindGap,
 		"chart":      chart,
 		"pathEscape": url.PathEscape,
 		"number": func(n *uint64) string {

@@ -63,6 +63,21 @@ func rangeText(r [2]uint64) string {
 	return strconv.FormatUint(r[0], 10) + "–" + strconv.FormatUint(r[1], 10)
 }
 
+// behindGap is the part of ranges above the first missing number: what an
+// ordered receiving group holds until the gap fills (R48).
+func behindGap(ranges, missing [][2]uint64) [][2]uint64 {
+	if len(missing) == 0 {
+		return nil
+	}
+	var out [][2]uint64
+	for _, r := range ranges {
+		if r[0] > missing[0][1] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // rangesText writes ranges as "0–4, 6".
 func rangesText(ranges [][2]uint64) string {
 	if len(ranges) == 0 {

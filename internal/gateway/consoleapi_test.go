@@ -216,7 +216,8 @@ func deadPort(t *testing.T) string {
 func TestFailedMessagesPeersAndStats(t *testing.T) {
 	b := startLocal(t, func(c *Config) {})
 	a := startLocal(t, func(c *Config) {
-		c.FakeClock = true
+		// At the start of a minute: the test's few seconds stay in it.
+		c.FakeClock, c.FakeClockStart = true, time.Now().Truncate(time.Minute)
 		c.RetryInterval, c.RetryMaxInterval, c.MaxRetries, c.RetryJitter = time.Second, time.Second, 2, 0
 	})
 	dead := "http://" + deadPort(t) + "/rmp"
@@ -278,12 +279,14 @@ func TestFailedMessagesPeersAndStats(t *testing.T) {
 	require.Equal(t, 2, g.Pending[0].Attempts)
 	require.Contains(t, g.Pending[0].LastError, "connection refused")
 
-	advanceTo("10s") // retries exhausted (D26)
+	// Retries exhausted (D26); each resend's result comes back after the
+	// clock moved, so keep moving it.
 	var failed messagesJSON
 	require.Eventually(t, func() bool {
+		advanceTo("1s")
 		require.Equal(t, 200, getJSON(a.URL()+"/v1/messages?state=failed", &failed))
 		return failed.Total == 3
-	}, 10*time.Second, 10*time.Millisecond, "%+v", failed)
+	}, 20*time.Second, 20*time.Millisecond)
 	require.Len(t, failed.Messages, 3)
 	for _, m := range failed.Messages {
 		require.Equal(t, deadGroup, m.GroupID)
