@@ -145,7 +145,7 @@ func (h *harness) cmdPoll(a *args, input string) error {
 		if len(f) == 0 {
 			continue
 		}
-		ref := soap.RefToMessageIds{GroupID: f[0]}
+		ref := group.PollRef{GroupID: f[0]}
 		for _, s := range f[1:] {
 			r, err := parseRange(s)
 			if err != nil {
@@ -165,8 +165,8 @@ func (h *harness) cmdPoll(a *args, input string) error {
 
 // parseReplies reads RM-Reply entries, one per line: "G ack" or "G Code"
 // for a singleton, "G 0-2 3=Code" for a sequence.
-func parseReplies(input string) ([]soap.Reply, error) {
-	var out []soap.Reply
+func parseReplies(input string) ([]group.Reply, error) {
+	var out []group.Reply
 	for _, line := range strings.Split(input, "\n") {
 		f := strings.Fields(line)
 		if len(f) == 0 {
@@ -175,7 +175,7 @@ func parseReplies(input string) ([]soap.Reply, error) {
 		if len(f) < 2 {
 			return nil, fmt.Errorf("reply line %q: want GROUP ack|CODE|RANGE[=CODE]…", line)
 		}
-		r := soap.Reply{GroupID: f[0]}
+		r := group.Reply{GroupID: f[0]}
 		if c := f[1][0]; c < '0' || c > '9' {
 			if f[1] != "ack" {
 				code, err := parseCode(f[1])
@@ -200,7 +200,7 @@ func parseReplies(input string) ([]soap.Reply, error) {
 					return nil, err
 				}
 			}
-			r.Ranges = append(r.Ranges, soap.ReplyRange{Range: rg, Fault: code})
+			r.Ranges = append(r.Ranges, group.ReplyRange{From: rg.From, To: rg.To, Fault: code})
 		}
 		out = append(out, r)
 	}
@@ -208,7 +208,7 @@ func parseReplies(input string) ([]soap.Reply, error) {
 }
 
 // replyEnvelope renders entries as an RM-Reply envelope.
-func replyEnvelope(v soap.Version, entries []soap.Reply) ([]byte, error) {
+func replyEnvelope(v soap.Version, entries []group.Reply) ([]byte, error) {
 	return soap.AppendResponseEnvelope(nil, v, &soap.Response{Replies: entries}, faults.Extended, nil)
 }
 

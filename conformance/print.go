@@ -165,7 +165,7 @@ func rangeText(from, to uint64) string {
 
 // replyText renders one RM-Reply entry: G{ack} or G{Code} for a
 // singleton, G{0-2 3=Code} for a sequence.
-func replyText(r soap.Reply) string {
+func replyText(r group.Reply) string {
 	if !r.Sequenced {
 		if r.Fault == 0 {
 			return r.GroupID + "{ack}"

@@ -4,8 +4,8 @@ import (
 	"net/url"
 
 	"github.com/wsrkit/wsrkit/faults"
+	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/outbound"
-	"github.com/wsrkit/wsrkit/rmp/sender"
 )
 
 // Sending groups bound to their destination (#19, under
@@ -61,7 +61,7 @@ func tlsOrigin(rawURL string) (string, bool) {
 // the others (wsrkit_refused_total{reason="foreign-peer-reply"}); it
 // reports whether it dropped any. An entry about a group this sending RMP
 // does not know passes: the sender ignores it anyway (R30).
-func (e *Engine) bindReplies(rs []sender.ReplyEntry, src replySource) ([]sender.ReplyEntry, bool) {
+func (e *Engine) bindReplies(rs []group.Reply, src replySource) ([]group.Reply, bool) {
 	if !e.cfg.Receiver.BindGroupsToPeer {
 		return rs, false
 	}

@@ -47,8 +47,8 @@ func bindSide(t *testing.T, bind bool, dests map[string]Peer) (*side, map[string
 // replyEnvelope is an RM-Reply about number 0 of ref's group, an ack or
 // (code) a fault.
 func replyEnvelope(t *testing.T, ref sender.MessageRef, code faults.Code) []byte {
-	resp := &soap.Response{Replies: []soap.Reply{{GroupID: ref.GroupID, Sequenced: true,
-		Ranges: []soap.ReplyRange{{Range: group.Range{From: 0, To: 0}, Fault: code}}}}}
+	resp := &soap.Response{Replies: []group.Reply{{GroupID: ref.GroupID, Sequenced: true,
+		Ranges: []group.ReplyRange{{From: 0, To: 0, Fault: code}}}}}
 	b, err := soap.AppendEnvelope(nil, soap.SOAP11, soap.Headers{Response: resp}, faults.Extended, nil)
 	require.NoError(t, err)
 	return b
@@ -92,9 +92,9 @@ func TestRepliesBoundToTheDestination(t *testing.T) {
 	// C's own answer (to a resend of its message) carrying an ack of B's
 	// group: that entry is dropped, C's own counts.
 	toC := refs["https://c.test/rmp"]
-	both := &soap.Response{Replies: []soap.Reply{
-		{GroupID: toB.GroupID, Sequenced: true, Ranges: []soap.ReplyRange{{Range: group.Range{}}}},
-		{GroupID: toC.GroupID, Sequenced: true, Ranges: []soap.ReplyRange{{Range: group.Range{}}}}}}
+	both := &soap.Response{Replies: []group.Reply{
+		{GroupID: toB.GroupID, Sequenced: true, Ranges: []group.ReplyRange{{}}},
+		{GroupID: toC.GroupID, Sequenced: true, Ranges: []group.ReplyRange{{}}}}}
 	body, err := soap.AppendEnvelope(nil, soap.SOAP11, soap.Headers{Response: both}, faults.Extended, nil)
 	require.NoError(t, err)
 	ref := OutboundRef{Kind: OutMessage, Message: toC, to: "https://c.test/rmp"}

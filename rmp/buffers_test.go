@@ -42,11 +42,11 @@ func TestReadAllSized(t *testing.T) {
 func TestReplyEnvelopeSize(t *testing.T) {
 	long := "mid:" + strings.Repeat("x", 300) + "@example.com"
 	for _, resp := range []*soap.Response{
-		{Replies: []soap.Reply{{GroupID: "mid:1.bench@wsrkit", Sequenced: true, Ranges: []soap.ReplyRange{{Range: group.Range{From: 0, To: 41}}}}}},
-		{Replies: []soap.Reply{
-			{GroupID: long, Sequenced: true, Ranges: []soap.ReplyRange{
-				{Range: group.Range{From: 0, To: 1<<63 - 1}}, {Range: group.Range{From: 5, To: 9}},
-				{Range: group.Range{From: 11, To: 11}, Fault: faults.MessageProcessingFailure}}},
+		{Replies: []group.Reply{{GroupID: "mid:1.bench@wsrkit", Sequenced: true, Ranges: []group.ReplyRange{{From: 0, To: 41}}}}},
+		{Replies: []group.Reply{
+			{GroupID: long, Sequenced: true, Ranges: []group.ReplyRange{
+				{From: 0, To: 1<<63 - 1}, {From: 5, To: 9},
+				{From: 11, To: 11, Fault: faults.MessageProcessingFailure}}},
 			{GroupID: long, Fault: faults.MessageExpired},
 		}},
 	} {

@@ -711,8 +711,8 @@ func benchStreamBy(b *testing.B, kind string, groups int, set func(*sender.Confi
 // cannedAck is the constant answer of the ceilings: a 671-byte-class
 // wsrm:Response envelope written once.
 var cannedAck = func() []byte {
-	b, err := soap.AppendResponseEnvelope(nil, soap.SOAP11, &soap.Response{Replies: []soap.Reply{{
-		GroupID: "urn:bench:ceiling", Sequenced: true, Ranges: []soap.ReplyRange{{Range: group.Range{From: 0, To: 0}}},
+	b, err := soap.AppendResponseEnvelope(nil, soap.SOAP11, &soap.Response{Replies: []group.Reply{{
+		GroupID: "urn:bench:ceiling", Sequenced: true, Ranges: []group.ReplyRange{{From: 0, To: 0}},
 	}}}, faults.Extended, nil)
 	if err != nil {
 		panic(err)

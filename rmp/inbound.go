@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/wsrkit/wsrkit/faults"
@@ -11,7 +12,6 @@ import (
 	"github.com/wsrkit/wsrkit/rmp/httpbody"
 	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
-	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
 )
 
@@ -173,7 +173,7 @@ func (e *Engine) ReceiveInbound(now time.Time, token uint64, in *Inbound) {
 		// RM-Replies for the sending side: a callback (R31) or acks that
 		// ride on a message (digest §3), each only from the group's
 		// destination (bind.go).
-		rs, dropped := e.bindReplies(senderEntries(env.Response), replySource{peer: in.peer.ID()})
+		rs, dropped := e.bindReplies(env.Response.Replies, replySource{peer: in.peer.ID()})
 		e.addSender(e.send.Replies(now, rs))
 		if dropped && env.Request == nil && env.PollRequest == nil {
 			e.soapFault(token, v, foreignReplyFault())
@@ -301,12 +301,12 @@ func (e *Engine) refuse(token uint64, v soap.Version, err error) {
 	}
 	if f.Scope == faults.ScopeMessage && f.GroupID != "" {
 		e.metrics.countFault(f.Code, true)
-		rep := soap.Reply{GroupID: f.GroupID, Fault: f.Code}
+		rep := group.Reply{GroupID: f.GroupID, Fault: f.Code}
 		if f.HasNumber {
-			rep = soap.Reply{GroupID: f.GroupID, Sequenced: true,
-				Ranges: []soap.ReplyRange{{Range: rangeOf(f.From, f.To), Fault: f.Code}}}
+			rep = group.Reply{GroupID: f.GroupID, Sequenced: true,
+				Ranges: []group.ReplyRange{{From: f.From, To: f.To, Fault: f.Code}}}
 		}
-		e.answerEnvelope(token, v, &soap.Response{Replies: []soap.Reply{rep}}, nil)
+		e.answerEnvelope(token, v, &soap.Response{Replies: []group.Reply{rep}}, nil)
 		return
 	}
 	e.soapFault(token, v, f)
@@ -374,41 +374,25 @@ func receiverMessage(env *soap.Envelope, payload []byte) receiver.Message {
 }
 
 func receiverPoll(p *soap.PollRequest) receiver.PollRequest {
-	out := receiver.PollRequest{Refs: make([]receiver.PollRef, len(p.Refs))}
-	for i, r := range p.Refs {
-		out.Refs[i] = receiver.PollRef{GroupID: r.GroupID, Ranges: r.Ranges}
-	}
+	out := receiver.PollRequest{Refs: p.Refs}
 	if p.ReplyTo != nil {
 		out.ReplyTo = p.ReplyTo.BareURI
 	}
 	return out
 }
 
-// senderEntries translates a received wsrm:Response for the sending RMP.
-func senderEntries(r *soap.Response) []sender.ReplyEntry {
-	out := make([]sender.ReplyEntry, len(r.Replies))
-	for i, rep := range r.Replies {
-		ent := sender.ReplyEntry{GroupID: rep.GroupID, Sequence: rep.Sequenced, Fault: rep.Fault}
-		for _, rr := range rep.Ranges {
-			ent.Ranges = append(ent.Ranges, sender.ReplyRange{From: rr.From, To: rr.To, Fault: rr.Fault})
-		}
-		out[i] = ent
-	}
-	return out
-}
-
-// appendReplies renders a receiver Reply as soap replies.
-func appendReplies(dst []soap.Reply, r *receiver.Reply) []soap.Reply {
+// appendReplies appends a receiver Reply's entries to the replies of a
+// wsrm:Response, ranges copied: the Receiver reuses their memory on its
+// next call, before the Response may be rendered.
+func appendReplies(dst []group.Reply, r *receiver.Reply) []group.Reply {
 	for _, ent := range r.Entries {
-		rep := soap.Reply{GroupID: ent.GroupID, Sequenced: ent.Sequence, Fault: ent.Fault}
-		if ent.Sequence {
-			rep.Fault = 0
-			rep.Ranges = make([]soap.ReplyRange, len(ent.Ranges))
-			for i, rr := range ent.Ranges {
-				rep.Ranges[i] = soap.ReplyRange{Range: rangeOf(rr.From, rr.To), Fault: rr.Fault}
-			}
+		if ent.Sequenced {
+			ent.Fault = 0
+			ent.Ranges = slices.Clone(ent.Ranges)
+		} else {
+			ent.Ranges = nil
 		}
-		dst = append(dst, rep)
+		dst = append(dst, ent)
 	}
 	return dst
 }

@@ -80,7 +80,7 @@ func TestNodeRefusesDestinationsByPolicy(t *testing.T) {
 	}
 
 	poll, err := soap.AppendEnvelope(nil, soap.SOAP11, soap.Headers{PollRequest: &soap.PollRequest{
-		Refs:    []soap.RefToMessageIds{{GroupID: "urn:cb"}},
+		Refs:    []group.PollRef{{GroupID: "urn:cb"}},
 		ReplyTo: &soap.ReplyTo{BareURI: "http://169.254.169.254/poll"}}}, faults.Extended, nil)
 	require.NoError(t, err)
 	st, body := post(poll)

@@ -438,7 +438,7 @@ func TestServeInboundAfterRouting(t *testing.T) {
 	require.NotContains(t, rc.delivered[0], "MessageId", "delivered without its wsrm header")
 
 	poll, err := soap.AppendEnvelope(nil, soap.SOAP11, soap.Headers{PollRequest: &soap.PollRequest{
-		Refs: []soap.RefToMessageIds{{GroupID: "urn:polled"}}}}, faults.Extended, nil)
+		Refs: []group.PollRef{{GroupID: "urn:polled"}}}}, faults.Extended, nil)
 	require.NoError(t, err)
 	resp, err = http.Post(srv.URL, soap.ContentTypeSOAP11, bytes.NewReader(poll))
 	require.NoError(t, err)

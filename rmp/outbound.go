@@ -79,10 +79,7 @@ func (e *Engine) addSender(rd sender.Ready) {
 	}
 	for _, p := range rd.Polls {
 		v := e.cfg.ReplyVersion
-		pr := &soap.PollRequest{Refs: make([]soap.RefToMessageIds, len(p.Refs))}
-		for i, r := range p.Refs {
-			pr.Refs[i] = soap.RefToMessageIds{GroupID: r.GroupID, Ranges: r.Ranges}
-		}
+		pr := &soap.PollRequest{Refs: p.Refs}
 		b, err := soap.AppendPollRequestEnvelope(nil, v, pr)
 		if err != nil {
 			e.failedPolls = append(e.failedPolls, p.ID)
@@ -177,7 +174,7 @@ func (e *Engine) SendResult(now time.Time, ref OutboundRef, res PostResult, err 
 		ok := err == nil && res.Status/100 == 2
 		if ok {
 			if env, _ := e.parseReply(res); env != nil && env.Response != nil {
-				rs, _ := e.bindReplies(senderEntries(env.Response), src)
+				rs, _ := e.bindReplies(env.Response.Replies, src)
 				e.addSender(e.send.Replies(now, rs))
 			}
 		}
@@ -214,7 +211,7 @@ func (e *Engine) messageResult(now time.Time, ref OutboundRef, res PostResult, e
 		return
 	}
 	if env.Response != nil && len(env.Response.Replies) > 0 {
-		rs, _ := e.bindReplies(senderEntries(env.Response), src)
+		rs, _ := e.bindReplies(env.Response.Replies, src)
 		if body != nil {
 			// R73: the answer to this message's own POST.
 			e.addSender(e.send.RepliesWithResponse(now, ref.Message, body, rs))
@@ -224,7 +221,7 @@ func (e *Engine) messageResult(now time.Time, ref OutboundRef, res PostResult, e
 		return
 	}
 	// A SOAP Fault answers this very message (D7): its code applies to it.
-	e.addSender(e.send.Replies(now, []sender.ReplyEntry{faultEntry(ref.Message, env.Fault.Code)}))
+	e.addSender(e.send.Replies(now, []group.Reply{faultEntry(ref.Message, env.Fault.Code)}))
 }
 
 // noAck classifies an answer to a reliable message (env parsed from res)
@@ -285,12 +282,10 @@ func businessResponse(env *soap.Envelope) []byte {
 	return b
 }
 
-func faultEntry(m sender.MessageRef, c faults.Code) sender.ReplyEntry {
+func faultEntry(m sender.MessageRef, c faults.Code) group.Reply {
 	if m.Singleton {
-		return sender.ReplyEntry{GroupID: m.GroupID, Fault: c}
+		return group.Reply{GroupID: m.GroupID, Fault: c}
 	}
-	return sender.ReplyEntry{GroupID: m.GroupID, Sequence: true,
-		Ranges: []sender.ReplyRange{{From: m.Number, To: m.Number, Fault: c}}}
+	return group.Reply{GroupID: m.GroupID, Sequenced: true,
+		Ranges: []group.ReplyRange{{From: m.Number, To: m.Number, Fault: c}}}
 }
-
-func rangeOf(from, to uint64) group.Range { return group.Range{From: from, To: to} }

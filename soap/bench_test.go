@@ -39,12 +39,12 @@ func BenchmarkEtreeReadOnly(b *testing.B) {
 
 // benchAck is an ack with several groups and ranges, one fault.
 func benchAck() *Response {
-	return &Response{Replies: []Reply{
+	return &Response{Replies: []group.Reply{
 		{GroupID: "mid:7f3c2a10-8e5b-4c1e-9d2a-1b2c3d4e5f60@producer.example.com", Sequenced: true,
-			Ranges: []ReplyRange{{Range: group.Range{From: 0, To: 41}}}},
+			Ranges: []group.ReplyRange{{From: 0, To: 41}}},
 		{GroupID: "mid:0a1b2c3d-0000-4000-8000-000000000005@producer.example.com", Sequenced: true,
-			Ranges: []ReplyRange{{Range: group.Range{From: 0, To: 2}}, {Range: group.Range{From: 5, To: 9}},
-				{Range: group.Range{From: 11, To: 11}, Fault: faults.MessageProcessingFailure}}},
+			Ranges: []group.ReplyRange{{From: 0, To: 2}, {From: 5, To: 9},
+				{From: 11, To: 11, Fault: faults.MessageProcessingFailure}}},
 		{GroupID: "mid:0a1b2c3d-0000-4000-8000-000000000003@producer.example.com"},
 	}}
 }

@@ -61,10 +61,10 @@ func trimSpaceBytes(b []byte) []byte { return []byte(trimXMLSpace(string(b))) }
 func TestExample122CallbackReply(t *testing.T) {
 	env := parseFile(t, "12.2-callback-reply-s11.xml")
 	equal(t, (*Request)(nil), env.Request)
-	want := &Response{MustUnderstand: true, Replies: []Reply{
-		{GroupID: g5f60, Sequenced: true, Ranges: []ReplyRange{{Range: group.Range{From: 0, To: 4}}}},
-		{GroupID: g0005, Sequenced: true, Ranges: []ReplyRange{{Range: group.Range{From: 0, To: 2}}, {Range: group.Range{From: 5, To: 5}}}},
-		{GroupID: g0002, Sequenced: true, Ranges: []ReplyRange{{Range: group.Range{From: 3, To: 3}, Fault: faults.MessageProcessingFailure}}},
+	want := &Response{MustUnderstand: true, Replies: []group.Reply{
+		{GroupID: g5f60, Sequenced: true, Ranges: []group.ReplyRange{{From: 0, To: 4}}},
+		{GroupID: g0005, Sequenced: true, Ranges: []group.ReplyRange{{From: 0, To: 2}, {From: 5, To: 5}}},
+		{GroupID: g0002, Sequenced: true, Ranges: []group.ReplyRange{{From: 3, To: 3, Fault: faults.MessageProcessingFailure}}},
 		{GroupID: g0003},
 		{GroupID: g0004, Fault: faults.InvalidExpiryTime},
 	}}
@@ -75,7 +75,7 @@ func TestExample122CallbackReply(t *testing.T) {
 // Digest §12.3: Response pattern on a request-response operation.
 func TestExample123ResponseWithBody(t *testing.T) {
 	env := parseFile(t, "12.3-response-with-body-s11.xml")
-	equal(t, &Response{MustUnderstand: true, Replies: []Reply{
+	equal(t, &Response{MustUnderstand: true, Replies: []group.Reply{
 		{GroupID: "mid:5d0e9c4e-1111-4aaa-8bbb-222233334444@producer.example.com"},
 	}}, env.Response)
 	contains(t, string(env.BodyContent()), `<q:Price>12.5</q:Price>`)
@@ -85,14 +85,14 @@ func TestExample123ResponseWithBody(t *testing.T) {
 func TestExample124Poll(t *testing.T) {
 	env := parseFile(t, "12.4-poll-request-s12.xml")
 	equal(t, SOAP12, env.Version)
-	equal(t, &PollRequest{MustUnderstand: true, Refs: []RefToMessageIds{
+	equal(t, &PollRequest{MustUnderstand: true, Refs: []group.PollRef{
 		{GroupID: g5f60, Ranges: []group.Range{{From: 0, To: 9}}},
 		{GroupID: g0003},
 	}}, env.PollRequest)
 
 	ans := parseFile(t, "12.4-poll-answer-s12.xml")
-	equal(t, &Response{MustUnderstand: true, Replies: []Reply{
-		{GroupID: g5f60, Sequenced: true, Ranges: []ReplyRange{{Range: group.Range{From: 0, To: 4}}}},
+	equal(t, &Response{MustUnderstand: true, Replies: []group.Reply{
+		{GroupID: g5f60, Sequenced: true, Ranges: []group.ReplyRange{{From: 0, To: 4}}},
 		{GroupID: g0003},
 	}}, ans.Response)
 }

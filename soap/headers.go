@@ -379,7 +379,7 @@ func parseResponse(el *etree.Element, v Version, o ParseOptions) (*Response, err
 		return requestFault(faults.InvalidRequest, "soap.response."+rule, reason)
 	}
 	err := wsrmChildren(el, func(c *etree.Element) error {
-		var rep Reply
+		var rep group.Reply
 		switch c.Tag {
 		case "NonSequenceReply":
 		case "SequenceReplies":
@@ -423,7 +423,7 @@ func parseResponse(el *etree.Element, v Version, o ParseOptions) (*Response, err
 			if rule != "" {
 				return bad(rule, reason)
 			}
-			rep.Ranges = append(rep.Ranges, ReplyRange{Range: rg, Fault: code})
+			rep.Ranges = append(rep.Ranges, group.ReplyRange{From: rg.From, To: rg.To, Fault: code})
 			return nil
 		})
 		if err != nil {
@@ -464,7 +464,7 @@ func parsePollRequest(el *etree.Element, v Version, o ParseOptions) (*PollReques
 		default:
 			return nil
 		}
-		var ref RefToMessageIds
+		var ref group.PollRef
 		g, _ := attr(c, "groupId")
 		if ref.GroupID = trimXMLSpace(g); ref.GroupID == "" {
 			return bad("missing-group-id", "wsrm:RefToMessageIds has no groupId")

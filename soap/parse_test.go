@@ -141,9 +141,9 @@ func TestParseResponse(t *testing.T) {
 <r:NonSequenceReply groupId="c" xmlns="` + NamespaceWSRM + `" fault="GroupAborted"/></r:Response>`
 	env, err := Parse(env11(hdr), ParseOptions{})
 	noErr(t, err)
-	equal(t, &Response{Replies: []Reply{
+	equal(t, &Response{Replies: []group.Reply{
 		{GroupID: "a", Fault: faults.MessageExpired},
-		{GroupID: "b", Sequenced: true, Ranges: []ReplyRange{{Range: group.Range{From: 1, To: 2}, Fault: faults.MessageStoreOverflow}, {Range: group.Range{From: 5, To: 5}}}},
+		{GroupID: "b", Sequenced: true, Ranges: []group.ReplyRange{{From: 1, To: 2, Fault: faults.MessageStoreOverflow}, {From: 5, To: 5}}},
 		{GroupID: "c", Fault: faults.GroupAborted},
 	}}, env.Response)
 
@@ -174,7 +174,7 @@ func TestParsePollRequest(t *testing.T) {
 <r:RefToMessageIds groupId="s"/><r:ReplyTo reference-scheme="urn:bare"><r:BareURI> https://p/acks </r:BareURI></r:ReplyTo></r:PollRequest>`
 	env, err := Parse(env11(hdr), ParseOptions{})
 	noErr(t, err)
-	equal(t, &PollRequest{Refs: []RefToMessageIds{
+	equal(t, &PollRequest{Refs: []group.PollRef{
 		{GroupID: "a", Ranges: []group.Range{{From: 0, To: 9}, {From: 12, To: 12}}},
 		{GroupID: "s"},
 	}, ReplyTo: &ReplyTo{ReferenceScheme: "urn:bare", BareURI: "https://p/acks"}}, env.PollRequest)

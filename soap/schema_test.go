@@ -98,8 +98,8 @@ func TestEmittedHeadersValidateAgainstSchema(t *testing.T) {
 			t.Errorf("%v strict response does not validate:\n%s\n%v", v, b, err)
 		}
 		for _, c := range faults.All() {
-			r := &Response{Replies: []Reply{{GroupID: "g", Fault: c}, {GroupID: "h", Sequenced: true,
-				Ranges: []ReplyRange{{Range: group.Range{From: 1, To: 2}, Fault: c}}}}}
+			r := &Response{Replies: []group.Reply{{GroupID: "g", Fault: c}, {GroupID: "h", Sequenced: true,
+				Ranges: []group.ReplyRange{{From: 1, To: 2, Fault: c}}}}}
 			b, err := AppendResponseHeader(nil, v, r, faults.Strict11)
 			noErr(t, err)
 			if err := xmllint(t, dir, "response-"+c.String(), b); err != nil {
@@ -131,7 +131,7 @@ func TestEmittedHeadersValidateAgainstSchema(t *testing.T) {
 func TestExtendedDialectFailsSchema(t *testing.T) {
 	dir := schemaDir(t)
 	for _, c := range []faults.Code{faults.MessageExpired, faults.MessageStoreOverflow} {
-		r := &Response{Replies: []Reply{{GroupID: "g", Fault: c}}}
+		r := &Response{Replies: []group.Reply{{GroupID: "g", Fault: c}}}
 		ext, err := AppendResponseHeader(nil, SOAP11, r, faults.Extended)
 		noErr(t, err)
 		err = xmllint(t, dir, "extended-"+c.String(), ext)

@@ -3,7 +3,6 @@ package soap
 import (
 	"time"
 
-	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp/group"
 )
 
@@ -71,30 +70,7 @@ type Response struct {
 	MustUnderstand bool
 	// Replies in document order. A parsed Response may have none (A14:
 	// accepted on input); writers refuse to write an empty one.
-	Replies []Reply
-}
-
-// Reply is one child of wsrm:Response: a NonSequenceReply about a singleton
-// (Sequenced false) or a SequenceReplies about numbers of a group (R69).
-type Reply struct {
-	// GroupID is @groupId.
-	GroupID string
-	// Sequenced selects SequenceReplies (true) or NonSequenceReply (false).
-	Sequenced bool
-	// Fault is NonSequenceReply/@fault; 0 is a positive acknowledgement.
-	// Unused when Sequenced.
-	Fault faults.Code
-	// Ranges are the ReplyRange children of a SequenceReplies, in document
-	// order; at least one when Sequenced, none otherwise.
-	Ranges []ReplyRange
-}
-
-// ReplyRange is wsrm:ReplyRange: numbers From..To inclusive (From <= To,
-// R71) with one status: acknowledged (Fault 0) or faulted.
-type ReplyRange struct {
-	group.Range
-	// Fault is @fault; 0 is a positive acknowledgement.
-	Fault faults.Code
+	Replies []group.Reply
 }
 
 // PollRequest is the wsrm:PollRequest header block (digest §2.4).
@@ -102,15 +78,7 @@ type PollRequest struct {
 	// MustUnderstand is what the received block said; writers always set it.
 	MustUnderstand bool
 	// Refs are the RefToMessageIds children, at least one (R33).
-	Refs []RefToMessageIds
+	Refs []group.PollRef
 	// ReplyTo is where the answer goes (R80); nil when absent.
 	ReplyTo *ReplyTo
-}
-
-// RefToMessageIds names one group and, for a sequenced group, ranges of its
-// numbers; without ranges it refers to a singleton (digest §2.4, A13).
-type RefToMessageIds struct {
-	GroupID string
-	// Ranges are the SequenceNumRange children, each From <= To (R33).
-	Ranges []group.Range
 }

@@ -27,16 +27,16 @@ func fullRequest() *Request {
 }
 
 func fullResponse() *Response {
-	return &Response{MustUnderstand: true, Replies: []Reply{
-		{GroupID: "g1", Sequenced: true, Ranges: []ReplyRange{{Range: group.Range{From: 0, To: 4}}, {Range: group.Range{From: 6, To: 6}, Fault: faults.MessageExpired}}},
+	return &Response{MustUnderstand: true, Replies: []group.Reply{
+		{GroupID: "g1", Sequenced: true, Ranges: []group.ReplyRange{{From: 0, To: 4}, {From: 6, To: 6, Fault: faults.MessageExpired}}},
 		{GroupID: "g2"},
 		{GroupID: "g3", Fault: faults.MessageStoreOverflow},
-		{GroupID: "g4", Sequenced: true, Ranges: []ReplyRange{{Range: group.Range{From: 9, To: 9}, Fault: faults.GroupAborted}}},
+		{GroupID: "g4", Sequenced: true, Ranges: []group.ReplyRange{{From: 9, To: 9, Fault: faults.GroupAborted}}},
 	}}
 }
 
 func fullPoll() *PollRequest {
-	return &PollRequest{MustUnderstand: true, Refs: []RefToMessageIds{
+	return &PollRequest{MustUnderstand: true, Refs: []group.PollRef{
 		{GroupID: "g1", Ranges: []group.Range{{From: 0, To: 9}, {From: 20, To: 30}}},
 		{GroupID: "s1"},
 	}, ReplyTo: &ReplyTo{BareURI: "https://p/poll"}}
@@ -152,12 +152,12 @@ func TestWriteRefusesInvalidInput(t *testing.T) {
 		}
 	}
 	for name, r := range map[string]*Response{
-		"reversed":         {Replies: []Reply{{GroupID: "g", Sequenced: true, Ranges: []ReplyRange{{Range: group.Range{From: 2, To: 1}}}}}},
-		"no ranges":        {Replies: []Reply{{GroupID: "g", Sequenced: true}}},
-		"ranges on single": {Replies: []Reply{{GroupID: "g", Ranges: []ReplyRange{{}}}}},
-		"fault on seq":     {Replies: []Reply{{GroupID: "g", Sequenced: true, Fault: faults.GroupAborted, Ranges: []ReplyRange{{}}}}},
-		"bad code":         {Replies: []Reply{{GroupID: "g", Fault: 99}}},
-		"no group":         {Replies: []Reply{{}}},
+		"reversed":         {Replies: []group.Reply{{GroupID: "g", Sequenced: true, Ranges: []group.ReplyRange{{From: 2, To: 1}}}}},
+		"no ranges":        {Replies: []group.Reply{{GroupID: "g", Sequenced: true}}},
+		"ranges on single": {Replies: []group.Reply{{GroupID: "g", Ranges: []group.ReplyRange{{}}}}},
+		"fault on seq":     {Replies: []group.Reply{{GroupID: "g", Sequenced: true, Fault: faults.GroupAborted, Ranges: []group.ReplyRange{{}}}}},
+		"bad code":         {Replies: []group.Reply{{GroupID: "g", Fault: 99}}},
+		"no group":         {Replies: []group.Reply{{}}},
 	} {
 		if _, err := AppendResponseHeader(nil, SOAP11, r, faults.Extended); err == nil {
 			t.Errorf("%s: written", name)
@@ -166,8 +166,8 @@ func TestWriteRefusesInvalidInput(t *testing.T) {
 	for name, p := range map[string]*PollRequest{
 		"nil":      nil,
 		"no refs":  {},
-		"reversed": {Refs: []RefToMessageIds{{GroupID: "g", Ranges: []group.Range{{From: 3, To: 1}}}}},
-		"no group": {Refs: []RefToMessageIds{{}}},
+		"reversed": {Refs: []group.PollRef{{GroupID: "g", Ranges: []group.Range{{From: 3, To: 1}}}}},
+		"no group": {Refs: []group.PollRef{{}}},
 	} {
 		if _, err := AppendPollRequestEnvelope(nil, SOAP12, p); err == nil {
 			t.Errorf("%s: written", name)

@@ -34,8 +34,8 @@ func postRMP(t *testing.T, p *pki, leaf *testpki.Leaf, url string, h soap.Header
 
 // replyAbout is an RM-Reply about number n of groupID: an ack, or a fault.
 func replyAbout(groupID string, n uint64, code faults.Code) soap.Headers {
-	return soap.Headers{Response: &soap.Response{Replies: []soap.Reply{{GroupID: groupID, Sequenced: true,
-		Ranges: []soap.ReplyRange{{Range: group.Range{From: n, To: n}, Fault: code}}}}}}
+	return soap.Headers{Response: &soap.Response{Replies: []group.Reply{{GroupID: groupID, Sequenced: true,
+		Ranges: []group.ReplyRange{{From: n, To: n, Fault: code}}}}}}
 }
 
 // TestPeerBoundRepliesAtTheSender ("Peer binding: identity B cannot send

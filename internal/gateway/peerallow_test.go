@@ -90,7 +90,7 @@ func TestPeerAllow(t *testing.T) {
 		}}
 	}
 	poll := func(gid string) soap.Headers {
-		return soap.Headers{PollRequest: &soap.PollRequest{Refs: []soap.RefToMessageIds{{GroupID: gid}}}}
+		return soap.Headers{PollRequest: &soap.PollRequest{Refs: []group.PollRef{{GroupID: gid}}}}
 	}
 	url := s.URL() + "/rmp"
 

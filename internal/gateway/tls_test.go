@@ -370,7 +370,7 @@ func TestPeerBoundGroups(t *testing.T) {
 	require.NotContains(t, post(partnerA, msg(0)), "fault=", "A opens the group")
 	got := post(partnerB, msg(1))
 	require.Contains(t, got, `fault="wsrm:InvalidMessageId"`, "B into A's group")
-	poll := soap.Headers{PollRequest: &soap.PollRequest{Refs: []soap.RefToMessageIds{{GroupID: "urn:a:orders"}}}}
+	poll := soap.Headers{PollRequest: &soap.PollRequest{Refs: []group.PollRef{{GroupID: "urn:a:orders"}}}}
 	require.NotContains(t, post(partnerB, poll), "urn:a:orders", "B's poll learns nothing of A's group")
 	require.Contains(t, post(partnerA, poll), "urn:a:orders", "A's poll is answered")
 	require.NotContains(t, post(partnerA, msg(1)), "fault=", "A goes on")

@@ -148,7 +148,7 @@ func BenchmarkPoll100(b *testing.B) {
 			m.Number = n
 			takeAll(r, now, r.Message(now, m))
 		}
-		p.Refs = append(p.Refs, PollRef{GroupID: id, Ranges: []group.Range{{From: 0, To: 199}}})
+		p.Refs = append(p.Refs, group.PollRef{GroupID: id, Ranges: []group.Range{{From: 0, To: 199}}})
 	}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -37,11 +37,11 @@ func TestGroupsBoundToTheirPeer(t *testing.T) {
 		if want := "reply g[1!InvalidMessageId]\nrefused g#0/1 InvalidMessageId " + LabelForeignPeer; got != want {
 			t.Fatalf("restart=%v: B into A's group:\n%s\nwant\n%s", restart, got, want)
 		}
-		h.poll(PollRequest{Refs: []PollRef{{GroupID: "g"}}, Peer: b})
+		h.poll(PollRequest{Refs: []group.PollRef{{GroupID: "g"}}, Peer: b})
 		if got := takeLog(h); got != "poll -\nrefused g#0 "+LabelForeignPeerPoll {
 			t.Fatalf("B's poll about A's group: %s", got)
 		}
-		h.poll(PollRequest{Refs: []PollRef{{GroupID: "g"}}, Peer: a})
+		h.poll(PollRequest{Refs: []group.PollRef{{GroupID: "g"}}, Peer: a})
 		if got := takeLog(h); got != "poll g[0]" {
 			t.Fatalf("A's poll: %s", got)
 		}

@@ -93,7 +93,7 @@ func fuzzOne(t *testing.T, prog []byte) {
 				h.now = h.now.Add(time.Duration(arg) * 100 * time.Millisecond)
 				rd = h.r.Tick(h.now)
 			case 5:
-				rd = h.r.Poll(h.now, PollRequest{Refs: []PollRef{{GroupID: gid, Ranges: []group.Range{{From: 0, To: n}}}}})
+				rd = h.r.Poll(h.now, PollRequest{Refs: []group.PollRef{{GroupID: gid, Ranges: []group.Range{{From: 0, To: n}}}}})
 			case 6:
 				if arg&0x80 != 0 {
 					// Operator delete: its ids may be delivered again after it.

@@ -221,7 +221,7 @@ func refStr(r DeliveryRef) string {
 func replyStr(r Reply) string {
 	var parts []string
 	for _, e := range r.Entries {
-		if !e.Sequence {
+		if !e.Sequenced {
 			s := e.GroupID
 			if e.Fault != 0 {
 				s += "!" + e.Fault.String()

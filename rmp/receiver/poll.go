@@ -92,7 +92,7 @@ func (r *Receiver) checkPoll(p *PollRequest) *faults.Fault {
 }
 
 // pollGroup adds g's statuses for ref to b.
-func (r *Receiver) pollGroup(b *replyBuilder, g *gstate, ref PollRef) {
+func (r *Receiver) pollGroup(b *replyBuilder, g *gstate, ref group.PollRef) {
 	if g.singleton {
 		if len(ref.Ranges) > 0 {
 			return // numbers of a group that is a singleton: unknown (R78)

@@ -2,6 +2,7 @@ package receiver
 
 import (
 	"cmp"
+	"github.com/wsrkit/wsrkit/rmp/group"
 	"slices"
 	"strings"
 
@@ -22,7 +23,7 @@ type replyItem struct {
 // of faults, adjacent ranges with the same label merged (R69, R71).
 type replyBuilder struct {
 	items  []replyItem
-	ranges []ReplyRange
+	ranges []group.ReplyRange
 	spans  []span
 }
 
@@ -60,7 +61,7 @@ func faultRank(c faults.Code) int {
 
 // build appends the entries to dst, codes mapped through dialect (D6). The
 // ranges of all entries share one backing array owned by b.
-func (b *replyBuilder) build(dst []ReplyEntry, dialect faults.Dialect) []ReplyEntry {
+func (b *replyBuilder) build(dst []group.Reply, dialect faults.Dialect) []group.Reply {
 	slices.SortFunc(b.items, cmpItem)
 	b.ranges = b.ranges[:0]
 	spans := b.spans[:0]
@@ -76,7 +77,7 @@ func (b *replyBuilder) build(dst []ReplyEntry, dialect faults.Dialect) []ReplyEn
 				}
 				j++
 			}
-			dst = append(dst, ReplyEntry{GroupID: it.groupID, Fault: dialect.Wire(code)})
+			dst = append(dst, group.Reply{GroupID: it.groupID, Fault: dialect.Wire(code)})
 			i = j
 			continue
 		}
@@ -98,10 +99,10 @@ func (b *replyBuilder) build(dst []ReplyEntry, dialect faults.Dialect) []ReplyEn
 					continue
 				}
 			}
-			b.ranges = append(b.ranges, ReplyRange{From: x.from, To: x.to, Fault: code})
+			b.ranges = append(b.ranges, group.ReplyRange{From: x.from, To: x.to, Fault: code})
 		}
 		spans = append(spans, span{entry: len(dst), start: start})
-		dst = append(dst, ReplyEntry{GroupID: it.groupID, Sequence: true})
+		dst = append(dst, group.Reply{GroupID: it.groupID, Sequenced: true})
 		i = j
 	}
 	// Slice ranges only now: b.ranges may have moved while growing.
@@ -122,7 +123,7 @@ func (b *replyBuilder) buildFresh(dialect faults.Dialect) Reply {
 	ranges := slices.Clone(b.ranges)
 	off := 0
 	for i := range entries {
-		if entries[i].Sequence {
+		if entries[i].Sequenced {
 			n := len(entries[i].Ranges)
 			entries[i].Ranges = ranges[off : off+n : off+n]
 			off += n

@@ -217,17 +217,17 @@ callback-dropped g#0/0 receiver.callback-expired`,
 			h.at(2 * sec)
 			h.tick()
 			h.cp()
-			h.poll(PollRequest{Refs: []PollRef{
+			h.poll(PollRequest{Refs: []group.PollRef{
 				{GroupID: "g", Ranges: []group.Range{{From: 0, To: 9}}},
 				{GroupID: "s"}, {GroupID: "unknown"},
 				{GroupID: "o", Ranges: []group.Range{{From: 0, To: 9}}},
 			}})
-			h.poll(PollRequest{Refs: []PollRef{{GroupID: "g"}}}) // A13
-			h.poll(PollRequest{Refs: []PollRef{{GroupID: "unknown"}}})
+			h.poll(PollRequest{Refs: []group.PollRef{{GroupID: "g"}}}) // A13
+			h.poll(PollRequest{Refs: []group.PollRef{{GroupID: "unknown"}}})
 			h.poll(PollRequest{})
-			h.poll(PollRequest{Refs: []PollRef{{GroupID: "g", Ranges: []group.Range{{From: 2, To: 1}}}}})
-			h.poll(PollRequest{Refs: []PollRef{{GroupID: "g"}}, ReplyTo: "mailto:x"})
-			h.poll(PollRequest{Refs: []PollRef{{GroupID: "s"}}, ReplyTo: "https://p/acks"})
+			h.poll(PollRequest{Refs: []group.PollRef{{GroupID: "g", Ranges: []group.Range{{From: 2, To: 1}}}}})
+			h.poll(PollRequest{Refs: []group.PollRef{{GroupID: "g"}}, ReplyTo: "mailto:x"})
+			h.poll(PollRequest{Refs: []group.PollRef{{GroupID: "s"}}, ReplyTo: "https://p/acks"})
 		},
 		want: `
 deliver g#1/0

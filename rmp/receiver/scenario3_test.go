@@ -63,7 +63,7 @@ var scenarios3 = []scenario{
 			h.groups()  // gone from listings at once
 			h.takeAll() // too late: ignored
 			h.cp()
-			h.poll(PollRequest{Refs: []PollRef{{GroupID: "o", Ranges: []group.Range{{From: 0, To: 5}}}}})
+			h.poll(PollRequest{Refs: []group.PollRef{{GroupID: "o", Ranges: []group.Range{{From: 0, To: 5}}}}})
 			h.msg(seq("o", 1, ordered)) // not recorded: a new generation, carrying the fault (D13, D24)
 			h.groups()
 			h.msg(seq("o", 2, ordered, last, exp(20*sec))) // recorded in the deleted generation: its fault again
@@ -113,10 +113,10 @@ removed u#1 deleted`,
 			h.at(10*sec + 1)
 			h.tick()
 			h.abort("q")
-			h.poll(PollRequest{Refs: []PollRef{{GroupID: "q", Ranges: []group.Range{{From: 1, To: 1}}}}})
+			h.poll(PollRequest{Refs: []group.PollRef{{GroupID: "q", Ranges: []group.Range{{From: 1, To: 1}}}}})
 			h.at(hr + 10*sec + 2)
 			h.tick()
-			h.poll(PollRequest{Refs: []PollRef{{GroupID: "q", Ranges: []group.Range{{From: 1, To: 1}}}}})
+			h.poll(PollRequest{Refs: []group.PollRef{{GroupID: "q", Ranges: []group.Range{{From: 1, To: 1}}}}})
 		},
 		want: `
 reply q[1]

@@ -27,8 +27,8 @@ var pollFaultScenarios = []scenario{
 			h.cp()
 			h.msg(seq("o", 1, pollP, ordered, exp(hr)))
 			h.cp()
-			h.poll(PollRequest{Refs: []PollRef{{GroupID: "o", Ranges: []group.Range{{From: 0, To: 2}}}}})
-			h.poll(PollRequest{Refs: []PollRef{{GroupID: "o"}}}) // A13: all of it, every generation
+			h.poll(PollRequest{Refs: []group.PollRef{{GroupID: "o", Ranges: []group.Range{{From: 0, To: 2}}}}})
+			h.poll(PollRequest{Refs: []group.PollRef{{GroupID: "o"}}}) // A13: all of it, every generation
 		},
 		want: `
 deliver o#1/0
@@ -56,11 +56,11 @@ poll o[0-1 2!MessageExpired]`,
 			h.tick()
 			h.cp()
 			h.at(hr)
-			h.poll(PollRequest{Refs: []PollRef{{GroupID: "o", Ranges: []group.Range{{From: 0, To: 2}}}, {GroupID: "s"}}})
+			h.poll(PollRequest{Refs: []group.PollRef{{GroupID: "o", Ranges: []group.Range{{From: 0, To: 2}}}, {GroupID: "s"}}})
 			h.cp()
 			h.at(hr + 3*sec)
 			h.tick()
-			h.poll(PollRequest{Refs: []PollRef{{GroupID: "o", Ranges: []group.Range{{From: 0, To: 2}}}, {GroupID: "s"}}})
+			h.poll(PollRequest{Refs: []group.PollRef{{GroupID: "o", Ranges: []group.Range{{From: 0, To: 2}}}, {GroupID: "s"}}})
 		},
 		want: `
 deliver o#1/0

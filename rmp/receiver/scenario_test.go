@@ -162,7 +162,7 @@ deliver o#1/3`,
 			h.msg(seq("o", 1, ordered)) // duplicate of a held message: still no ack
 			h.msg(seq("o", 0, ordered)) // taken after its exchange: the acks wait
 			h.cp()
-			h.poll(PollRequest{Refs: []PollRef{{GroupID: "o", Ranges: []group.Range{{From: 0, To: 5}}}}})
+			h.poll(PollRequest{Refs: []group.PollRef{{GroupID: "o", Ranges: []group.Range{{From: 0, To: 5}}}}})
 			h.msg(seq("o", 2, ordered)) // the next Response of the group carries them
 			h.cp()
 			h.msg(seq("o", 1, ordered)) // R44: acked again, with 2's waiting ack

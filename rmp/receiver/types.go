@@ -44,21 +44,13 @@ func (m *Message) content() content { return content{payload: m.Payload, action:
 
 // PollRequest is a wsrm:PollRequest (digest §2.4).
 type PollRequest struct {
-	Refs []PollRef
+	Refs []group.PollRef
 	// ReplyTo, when set, sends the answer as a callback there (R80).
 	ReplyTo string
 	// Peer names the poller as Message.Peer does (BindGroupsToPeer).
 	Peer string
 	// ReplyToRefused: the driver's outbound policy refuses ReplyTo.
 	ReplyToRefused bool
-}
-
-// PollRef is one RefToMessageIds: a group, and the ranges asked about; no
-// ranges asks about a singleton (or, for a sequenced group, about all of
-// it: A13).
-type PollRef struct {
-	GroupID string
-	Ranges  []group.Range
 }
 
 // DeliveryRef names one hand-off to the consumer.
@@ -87,24 +79,7 @@ type Delivery struct {
 // Reply is the content of one wsrm:Response header; it is never empty
 // (A14, R70). Entries are sorted by GroupID, singletons before sequences.
 type Reply struct {
-	Entries []ReplyEntry
-}
-
-// ReplyEntry is a NonSequenceReply (Sequence false) or a SequenceReplies.
-type ReplyEntry struct {
-	GroupID  string
-	Sequence bool
-	// Fault is the NonSequenceReply's fault; 0 is an ack.
-	Fault faults.Code
-	// Ranges of a SequenceReplies: sorted, disjoint; adjacent ranges carry
-	// different faults (R71).
-	Ranges []ReplyRange
-}
-
-// ReplyRange is a ReplyRange: From..To inclusive, Fault 0 for an ack.
-type ReplyRange struct {
-	From, To uint64
-	Fault    faults.Code
+	Entries []group.Reply
 }
 
 // CallbackRef names one callback POST for CallbackResult.

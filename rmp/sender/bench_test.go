@@ -50,7 +50,7 @@ func BenchmarkAckRange1000(b *testing.B) {
 			gid = r.GroupID
 		}
 		b.StartTimer()
-		rd := s.Replies(t0, []ReplyEntry{ack(gid, 0, 999)})
+		rd := s.Replies(t0, []group.Reply{ack(gid, 0, 999)})
 		if len(rd.Notify) != 1000 {
 			b.Fatalf("acked %d", len(rd.Notify))
 		}
@@ -152,7 +152,7 @@ func BenchmarkLateFaultPoll(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var acks []ReplyEntry
+	var acks []group.Reply
 	for g := range 64 {
 		sub := Submission{To: "http://r/", GroupKey: "g" + strconv.Itoa(g), Flags: ackReq, Payload: benchPayload, Expiry: t0.Add(24 * time.Hour)}
 		var gid string

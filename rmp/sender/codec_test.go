@@ -168,9 +168,9 @@ func TestHugeReplyRange_R30(t *testing.T) {
 	g := h.submit(Submission{GroupKey: "k", Flags: ackReq}).GroupID
 	h.reply(ack(g, 0, math.MaxUint64))
 	eq(t, len(h.outcomes), 1, "acked")
-	h.reply(ReplyEntry{GroupID: g, Sequence: true, Ranges: []ReplyRange{{From: 0, To: math.MaxUint64, Fault: faults.MessageExpired}}})
+	h.reply(group.Reply{GroupID: g, Sequenced: true, Ranges: []group.ReplyRange{{From: 0, To: math.MaxUint64, Fault: faults.MessageExpired}}})
 	eq(t, len(h.outcomes), 2, "late fault over a huge range")
-	h.reply(ReplyEntry{GroupID: g, Sequence: true, Ranges: []ReplyRange{{From: 0, To: 3, Fault: faults.Code(200)}}})
+	h.reply(group.Reply{GroupID: g, Sequenced: true, Ranges: []group.ReplyRange{{From: 0, To: 3, Fault: faults.Code(200)}}})
 	eq(t, len(h.outcomes), 2, "invalid code ignored")
 }
 

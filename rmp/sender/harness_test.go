@@ -222,14 +222,14 @@ func (h *harness) runThen(d time.Duration, then func(Ready)) {
 	h.now = end
 }
 
-func (h *harness) reply(rs ...ReplyEntry) {
+func (h *harness) reply(rs ...group.Reply) {
 	h.t.Helper()
 	h.step()
 	h.apply(h.s.Replies(h.now, rs))
 }
 
-func ack(gid string, from, to uint64) ReplyEntry {
-	return ReplyEntry{GroupID: gid, Sequence: true, Ranges: []ReplyRange{{From: from, To: to}}}
+func ack(gid string, from, to uint64) group.Reply {
+	return group.Reply{GroupID: gid, Sequenced: true, Ranges: []group.ReplyRange{{From: from, To: to}}}
 }
 
 // outcomeLine is an outcome without its id and instant, for comparisons.

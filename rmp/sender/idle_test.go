@@ -39,7 +39,7 @@ func TestIdleGroupKeepsNothingExtra(t *testing.T) {
 	h.restart()
 	idle("restarted")
 	// A fault about an acked number fails it late (D12) and is remembered.
-	h.reply(ReplyEntry{GroupID: a.GroupID, Sequence: true, Ranges: []ReplyRange{{From: 1, To: 1, Fault: faults.PermanentProcessingFailure}}})
+	h.reply(group.Reply{GroupID: a.GroupID, Sequenced: true, Ranges: []group.ReplyRange{{From: 1, To: 1, Fault: faults.PermanentProcessingFailure}}})
 	if g := h.s.group(a.GroupID); g.x == nil || len(g.x.lateFailed) != 1 {
 		t.Fatalf("late fault not recorded: %+v", g.x)
 	}

@@ -10,7 +10,7 @@ import (
 
 // answerer is a receiving RMP's poll answers for late-fault tests: the
 // entries to answer a Poll with, and whether the exchange succeeded.
-type answerer func(p Poll) ([]ReplyEntry, bool)
+type answerer func(p Poll) ([]group.Reply, bool)
 
 // runPolls ticks at every deadline up to t0+d like run, answering each
 // Poll at once (in the same step, so a restart never loses its id).
@@ -28,16 +28,16 @@ func (h *harness) runPolls(d time.Duration, answer answerer) {
 }
 
 // clean answers every poll with an ack of everything it asks about.
-func clean(p Poll) ([]ReplyEntry, bool) {
-	var rs []ReplyEntry
+func clean(p Poll) ([]group.Reply, bool) {
+	var rs []group.Reply
 	for _, r := range p.Refs {
 		if len(r.Ranges) == 0 {
-			rs = append(rs, ReplyEntry{GroupID: r.GroupID})
+			rs = append(rs, group.Reply{GroupID: r.GroupID})
 			continue
 		}
-		e := ReplyEntry{GroupID: r.GroupID, Sequence: true}
+		e := group.Reply{GroupID: r.GroupID, Sequenced: true}
 		for _, q := range r.Ranges {
-			e.Ranges = append(e.Ranges, ReplyRange{From: q.From, To: q.To})
+			e.Ranges = append(e.Ranges, group.ReplyRange{From: q.From, To: q.To})
 		}
 		rs = append(rs, e)
 	}
@@ -63,13 +63,13 @@ func TestLateFaultPolledUnderResponse_D13_R77(t *testing.T) {
 		h.submit(Submission{GroupKey: "k", Flags: ackReq, Expiry: t0.Add(20 * time.Second)})
 		h.reply(ack(g, 0, 1))
 		discarded := false
-		h.runPolls(time.Minute, func(p Poll) ([]ReplyEntry, bool) {
-			eq(t, p.Refs, []PollRef{{GroupID: g, Ranges: []group.Range{{From: 0, To: 1}}}}, "acked numbers asked about")
+		h.runPolls(time.Minute, func(p Poll) ([]group.Reply, bool) {
+			eq(t, p.Refs, []group.PollRef{{GroupID: g, Ranges: []group.Range{{From: 0, To: 1}}}}, "acked numbers asked about")
 			if h.now.Before(t0.Add(20 * time.Second)) {
 				return clean(p)
 			}
 			discarded = true
-			return []ReplyEntry{{GroupID: g, Sequence: true, Ranges: []ReplyRange{{From: 0, To: 0}, {From: 1, To: 1, Fault: faults.MessageExpired}}}}, true
+			return []group.Reply{{GroupID: g, Sequenced: true, Ranges: []group.ReplyRange{{From: 0, To: 0}, {From: 1, To: 1, Fault: faults.MessageExpired}}}}, true
 		})
 		eq(t, discarded, true, "polled after the expiry")
 		eq(t, h.outcomesOf(g), []outcomeLine{{0, Acknowledged, 0, ""}, {1, Acknowledged, 0, ""}, {1, Failed, ReasonFaultReceived, "MessageExpired"}}, "acked, then failed by the polled fault")
@@ -87,9 +87,9 @@ func TestLateFaultPollBackoffAndWindow_D13(t *testing.T) {
 		a := h.submit(Submission{GroupKey: "a", Flags: ackReq, Expiry: exp, Last: true}).GroupID
 		b := h.submit(Submission{GroupKey: "b", Flags: ackReq, Expiry: exp, Last: true}).GroupID
 		s := h.submit(Submission{Flags: ackReq, Expiry: exp}).GroupID
-		h.reply(ack(a, 0, 0), ack(b, 0, 0), ReplyEntry{GroupID: s})
+		h.reply(ack(a, 0, 0), ack(b, 0, 0), group.Reply{GroupID: s})
 		var at []time.Duration
-		h.runPolls(time.Hour, func(p Poll) ([]ReplyEntry, bool) {
+		h.runPolls(time.Hour, func(p Poll) ([]group.Reply, bool) {
 			eq(t, len(p.Refs), 3, "every group at risk in one poll: %+v", p)
 			at = append(at, h.now.Sub(t0))
 			return clean(p)
@@ -115,11 +115,11 @@ func TestLateFaultPollBackoffReset_D13(t *testing.T) {
 	h.submit(Submission{GroupKey: "k", Flags: ackReq, Expiry: t0.Add(time.Hour)})
 	h.reply(ack(g, 0, 1))
 	var at []time.Duration
-	h.runPolls(3*time.Minute, func(p Poll) ([]ReplyEntry, bool) {
+	h.runPolls(3*time.Minute, func(p Poll) ([]group.Reply, bool) {
 		at = append(at, h.now.Sub(t0))
 		switch h.now.Sub(t0) {
 		case 40 * time.Second:
-			return []ReplyEntry{{GroupID: g, Sequence: true, Ranges: []ReplyRange{{From: 1, To: 1, Fault: faults.MessageExpired}}}}, true
+			return []group.Reply{{GroupID: g, Sequenced: true, Ranges: []group.ReplyRange{{From: 1, To: 1, Fault: faults.MessageExpired}}}}, true
 		case 120 * time.Second:
 			return nil, false
 		}
@@ -177,11 +177,11 @@ func TestLateFaultAfterOperatorDelete_D13(t *testing.T) {
 		h.reply(ack(g, 0, 0))
 		h.step()
 		h.apply(h.s.Abort(h.now, g))
-		h.runPolls(time.Hour, func(p Poll) ([]ReplyEntry, bool) {
+		h.runPolls(time.Hour, func(p Poll) ([]group.Reply, bool) {
 			if h.now.Before(t0.Add(20 * time.Second)) {
 				return clean(p)
 			}
-			return []ReplyEntry{{GroupID: g, Sequence: true, Ranges: []ReplyRange{{From: 0, To: 0, Fault: faults.MessageExpired}}}}, true
+			return []group.Reply{{GroupID: g, Sequenced: true, Ranges: []group.ReplyRange{{From: 0, To: 0, Fault: faults.MessageExpired}}}}, true
 		})
 		eq(t, h.outcomesOf(g), []outcomeLine{{0, Acknowledged, 0, ""}, {1, Failed, ReasonGroupAborted, ""}, {0, Failed, ReasonFaultReceived, "MessageExpired"}}, "abort, then the late fault")
 		_, ok := h.s.Group(g)

@@ -47,7 +47,7 @@ func TestOrderedFailureAbortsGroup_D16(t *testing.T) {
 
 		f := h.submit(Submission{GroupKey: "p", Flags: ordered}).GroupID
 		h.submit(Submission{GroupKey: "p", Flags: ordered})
-		h.reply(ReplyEntry{GroupID: f, Sequence: true, Ranges: []ReplyRange{{From: 0, To: 0, Fault: faults.InvalidMessageParameters}}})
+		h.reply(group.Reply{GroupID: f, Sequenced: true, Ranges: []group.ReplyRange{{From: 0, To: 0, Fault: faults.InvalidMessageParameters}}})
 		eq(t, h.outcomesOf(f), []outcomeLine{{0, Failed, ReasonFaultReceived, "InvalidMessageParameters"}, {1, Failed, ReasonGroupAborted, ""}}, "terminal fault")
 	})
 }
@@ -176,7 +176,7 @@ func TestOutboxReplay_D27(t *testing.T) {
 	h.hold = true
 	a := h.submit(Submission{Flags: ackReq})
 	b := h.submit(Submission{Flags: ackReq})
-	h.reply(ReplyEntry{GroupID: a.GroupID}, ReplyEntry{GroupID: b.GroupID})
+	h.reply(group.Reply{GroupID: a.GroupID}, group.Reply{GroupID: b.GroupID})
 	eq(t, len(h.outcomes), 2, "two outcomes")
 	eq(t, h.s.Stats().Groups, 2, "acked singletons wait for late faults")
 	h.hold = false

@@ -156,7 +156,7 @@ func (s *Sender) firePoll(now time.Time, d *destState) {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	d.inflight = make(map[PollID][]PollRef)
+	d.inflight = make(map[PollID][]group.PollRef)
 	d.firedAt, d.faultSeen = now, false
 	max := s.cfg.Limits.MaxPollRefs
 	var cur *Poll
@@ -217,9 +217,9 @@ func (s *Sender) closeLate(now time.Time, g *groupState) {
 }
 
 // pollRef is what a poll asks about g now; false when nothing.
-func (s *Sender) pollRef(now time.Time, g *groupState) (PollRef, bool) {
+func (s *Sender) pollRef(now time.Time, g *groupState) (group.PollRef, bool) {
 	pend, watch := pollsPending(g), s.lateOpen(now, g)
-	ref := PollRef{GroupID: s.idOf(g)}
+	ref := group.PollRef{GroupID: s.idOf(g)}
 	if g.singleton {
 		return ref, pend || watch
 	}
@@ -242,15 +242,15 @@ func (s *Sender) pollRef(now time.Time, g *groupState) (PollRef, bool) {
 
 // splitRef cuts ref into refs of at most n ranges each (n >= 1), so that a
 // group with a fragmented acknowledged set still fits the bound of a Poll.
-func splitRef(ref PollRef, n int) []PollRef {
+func splitRef(ref group.PollRef, n int) []group.PollRef {
 	n = max(1, n)
 	if len(ref.Ranges) <= n {
-		return []PollRef{ref}
+		return []group.PollRef{ref}
 	}
-	var out []PollRef
+	var out []group.PollRef
 	for rs := ref.Ranges; len(rs) > 0; {
 		k := min(n, len(rs))
-		out = append(out, PollRef{GroupID: ref.GroupID, Ranges: rs[:k:k]})
+		out = append(out, group.PollRef{GroupID: ref.GroupID, Ranges: rs[:k:k]})
 		rs = rs[k:]
 	}
 	return out

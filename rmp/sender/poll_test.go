@@ -38,16 +38,16 @@ func TestPollBatching_R32_R33(t *testing.T) {
 	h.reply(ack(a, 1, 1))
 	h.run(5 * time.Second)
 	eq(t, h.polls, []Poll{
-		{ID: 0, To: "d1", Refs: []PollRef{{GroupID: a, Ranges: []group.Range{{From: 0, To: 2}}}, {GroupID: s}}},
-		{ID: 1, To: "d2", Refs: []PollRef{{GroupID: b, Ranges: []group.Range{{From: 0, To: 0}}}}},
+		{ID: 0, To: "d1", Refs: []group.PollRef{{GroupID: a, Ranges: []group.Range{{From: 0, To: 2}}}, {GroupID: s}}},
+		{ID: 1, To: "d2", Refs: []group.PollRef{{GroupID: b, Ranges: []group.Range{{From: 0, To: 0}}}}},
 	}, "polls at 5 s: acked 1 asked about too")
-	h.reply(ack(a, 0, 2), ReplyEntry{GroupID: s})
+	h.reply(ack(a, 0, 2), group.Reply{GroupID: s})
 	h.step()
 	h.apply(h.s.PollResult(h.now, 0, true))
 	h.run(10 * time.Second)
 	eq(t, h.polls[2:], []Poll{
-		{ID: 2, To: "d1", Refs: []PollRef{{GroupID: a, Ranges: []group.Range{{From: 0, To: 2}}}, {GroupID: s}}},
-		{ID: 3, To: "d2", Refs: []PollRef{{GroupID: b, Ranges: []group.Range{{From: 0, To: 0}}}}},
+		{ID: 2, To: "d1", Refs: []group.PollRef{{GroupID: a, Ranges: []group.Range{{From: 0, To: 2}}}, {GroupID: s}}},
+		{ID: 3, To: "d2", Refs: []group.PollRef{{GroupID: b, Ranges: []group.Range{{From: 0, To: 0}}}}},
 	}, "acknowledged groups still polled within their window")
 	h.reply(ack(b, 0, 0))
 	to := func(dest string) int {
@@ -85,11 +85,11 @@ func TestPollLateFault_D13(t *testing.T) {
 		sub.Expiry = t0.Add(5 * time.Second)
 		h.submit(sub)
 		h.run(3 * time.Second)
-		eq(t, h.polls[0].Refs, []PollRef{{GroupID: g, Ranges: []group.Range{{From: 0, To: 2}}}}, "first poll")
+		eq(t, h.polls[0].Refs, []group.PollRef{{GroupID: g, Ranges: []group.Range{{From: 0, To: 2}}}}, "first poll")
 		h.reply(ack(g, 0, 0), ack(g, 2, 2))
 		h.run(6 * time.Second)
-		eq(t, h.polls[1].Refs, []PollRef{{GroupID: g, Ranges: []group.Range{{From: 0, To: 2}}}}, "acked 0 and 2 still asked about (restarts %v)", restarts)
-		h.reply(ReplyEntry{GroupID: g, Sequence: true, Ranges: []ReplyRange{{From: 0, To: 0}, {From: 2, To: 2, Fault: faults.MessageExpired}}})
+		eq(t, h.polls[1].Refs, []group.PollRef{{GroupID: g, Ranges: []group.Range{{From: 0, To: 2}}}}, "acked 0 and 2 still asked about (restarts %v)", restarts)
+		h.reply(group.Reply{GroupID: g, Sequenced: true, Ranges: []group.ReplyRange{{From: 0, To: 0}, {From: 2, To: 2, Fault: faults.MessageExpired}}})
 		eq(t, h.outcomesOf(g), []outcomeLine{
 			{0, Acknowledged, 0, ""}, {2, Acknowledged, 0, ""},
 			{2, Failed, ReasonFaultReceived, "MessageExpired"}, {1, Failed, ReasonGroupAborted, ""},
@@ -153,8 +153,8 @@ func TestPollFailureAfterRetries_D16(t *testing.T) {
 	h.run(11 * time.Second) // resends at 1, 3, 7; retries exhausted at 11 s
 	eq(t, len(h.outcomes), 0, "no failure before the final poll")
 	eq(t, len(h.polls), 1, "final poll at once")
-	eq(t, h.polls[0].Refs[0], PollRef{GroupID: g, Ranges: []group.Range{{From: 0, To: 1}}}, "poll refs")
-	h.reply(ReplyEntry{GroupID: s}) // the answer acknowledges the singleton
+	eq(t, h.polls[0].Refs[0], group.PollRef{GroupID: g, Ranges: []group.Range{{From: 0, To: 1}}}, "poll refs")
+	h.reply(group.Reply{GroupID: s}) // the answer acknowledges the singleton
 	h.step()
 	h.apply(h.s.PollResult(h.now, h.polls[0].ID, false))
 	eq(t, h.outcomesOf(s), []outcomeLine{{0, Acknowledged, 0, ""}}, "acked by the answer")
@@ -171,7 +171,7 @@ func TestPollRetryableFaultResumes_R26(t *testing.T) {
 	h := newHarness(t, cfg)
 	s := h.submit(Submission{To: "d", Flags: ackReq, Pattern: group.ReplyPoll, Expiry: t0.Add(20 * time.Second)}).GroupID
 	h.run(11 * time.Second)
-	h.reply(ReplyEntry{GroupID: s, Fault: faults.MessageProcessingFailure})
+	h.reply(group.Reply{GroupID: s, Fault: faults.MessageProcessingFailure})
 	h.apply(h.s.PollResult(h.now, h.polls[0].ID, true))
 	eq(t, len(h.outcomes), 0, "still trying")
 	h.run(time.Minute)
@@ -215,7 +215,7 @@ func TestPollSplitRanges_R33(t *testing.T) {
 	for range 10 {
 		g = h.submit(Submission{GroupKey: "k", Flags: ackReq, Expiry: t0.Add(time.Hour)}).GroupID
 	}
-	var acks []ReplyEntry
+	var acks []group.Reply
 	for n := uint64(0); n < 10; n += 2 {
 		acks = append(acks, ack(g, n, n))
 	}

@@ -18,11 +18,11 @@ import (
 //
 // A NonSequenceReply about a sequenced group, a SequenceReplies about a
 // singleton, and a range with From > To are ignored.
-func (s *Sender) Replies(now time.Time, rs []ReplyEntry) Ready {
+func (s *Sender) Replies(now time.Time, rs []group.Reply) Ready {
 	return s.replies(now, rs, MessageRef{}, nil)
 }
 
-func (s *Sender) replies(now time.Time, rs []ReplyEntry, respondedTo MessageRef, response []byte) Ready {
+func (s *Sender) replies(now time.Time, rs []group.Reply, respondedTo MessageRef, response []byte) Ready {
 	now = now.UTC()
 	s.begin()
 	s.b.respondedTo, s.b.response = respondedTo, response
@@ -30,10 +30,10 @@ func (s *Sender) replies(now time.Time, rs []ReplyEntry, respondedTo MessageRef,
 	for i := range rs {
 		e := &rs[i]
 		g := s.group(e.GroupID)
-		if g == nil || g.singleton == e.Sequence {
+		if g == nil || g.singleton == e.Sequenced {
 			continue
 		}
-		if !e.Sequence {
+		if !e.Sequenced {
 			s.applyRange(now, g, 0, 0, e.Fault)
 			continue
 		}
@@ -51,7 +51,7 @@ func (s *Sender) replies(now time.Time, rs []ReplyEntry, respondedTo MessageRef,
 // SOAP Body content beside it (R73): when rs acknowledges msg, its
 // Acknowledged outcome carries response. The Sender keeps response; the
 // caller must not modify it afterwards.
-func (s *Sender) RepliesWithResponse(now time.Time, msg MessageRef, response []byte, rs []ReplyEntry) Ready {
+func (s *Sender) RepliesWithResponse(now time.Time, msg MessageRef, response []byte, rs []group.Reply) Ready {
 	return s.replies(now, rs, msg, response)
 }
 

@@ -2,6 +2,7 @@ package sender
 
 import (
 	"errors"
+	"github.com/wsrkit/wsrkit/rmp/group"
 	"testing"
 )
 
@@ -15,7 +16,7 @@ func TestOutcomeCarriesBusinessResponse_R73(t *testing.T) {
 	a := h.submit(Submission{GroupKey: "k", Flags: ackReq, Payload: []byte("0")})
 	b := h.submit(Submission{GroupKey: "k", Flags: ackReq, Payload: []byte("1")})
 	h.step()
-	h.apply(h.s.RepliesWithResponse(h.now, b, []byte(`<q:Price xmlns:q="urn:q">12.5</q:Price>`), []ReplyEntry{ack(a.GroupID, 0, 1)}))
+	h.apply(h.s.RepliesWithResponse(h.now, b, []byte(`<q:Price xmlns:q="urn:q">12.5</q:Price>`), []group.Reply{ack(a.GroupID, 0, 1)}))
 	byNumber := func(os []Outcome) map[uint64]Outcome {
 		m := map[uint64]Outcome{}
 		for _, o := range os {
@@ -40,7 +41,7 @@ func TestOutcomeCarriesBusinessResponse_R73(t *testing.T) {
 	c := h.submit(Submission{GroupKey: "k", Flags: ackReq, Payload: []byte("2")})
 	d := h.submit(Submission{GroupKey: "k", Flags: ackReq, Payload: []byte("3")})
 	h.step()
-	h.apply(h.s.RepliesWithResponse(h.now, d, []byte("<x/>"), []ReplyEntry{ack(c.GroupID, 2, 2)}))
+	h.apply(h.s.RepliesWithResponse(h.now, d, []byte("<x/>"), []group.Reply{ack(c.GroupID, 2, 2)}))
 	h.reply(ack(d.GroupID, 3, 3))
 	got = byNumber(h.outcomes)
 	eq(t, got[2].Response == nil && got[3].Response == nil, true, "no response without the own message's ack")
@@ -57,7 +58,7 @@ func TestOutboxBytesBoundSubmissions(t *testing.T) {
 	h.hold = true
 	a := h.submit(Submission{GroupKey: "k", Flags: ackReq, Payload: []byte("0")})
 	h.step()
-	h.apply(h.s.RepliesWithResponse(h.now, a, []byte("<twenty-bytes-long/>"), []ReplyEntry{ack(a.GroupID, 0, 0)}))
+	h.apply(h.s.RepliesWithResponse(h.now, a, []byte("<twenty-bytes-long/>"), []group.Reply{ack(a.GroupID, 0, 0)}))
 	eq(t, len(h.outcomes), 1, "the acknowledgement is applied")
 	refused := func(when string) {
 		t.Helper()

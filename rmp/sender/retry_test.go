@@ -115,7 +115,7 @@ func TestAcks_R29_R30(t *testing.T) {
 			gid = h.submit(Submission{GroupKey: "k", Flags: ackReq}).GroupID
 		}
 		h.at(500 * time.Millisecond)
-		h.reply(ack(gid, 1, 3), ack("mid:99.test@wsrkit", 0, 9), ReplyEntry{GroupID: gid, Sequence: true, Ranges: []ReplyRange{{From: 4, To: 0}}})
+		h.reply(ack(gid, 1, 3), ack("mid:99.test@wsrkit", 0, 9), group.Reply{GroupID: gid, Sequenced: true, Ranges: []group.ReplyRange{{From: 4, To: 0}}})
 		h.reply(ack(gid, 0, 2), ack(gid, 100, 200))
 		eq(t, h.outcomesOf(gid), []outcomeLine{{1, Acknowledged, 0, ""}, {2, Acknowledged, 0, ""}, {3, Acknowledged, 0, ""}, {0, Acknowledged, 0, ""}}, "acks")
 		h.at(1500 * time.Millisecond)
@@ -124,7 +124,7 @@ func TestAcks_R29_R30(t *testing.T) {
 		gi, _ := h.s.Group(gid)
 		eq(t, gi.Acked, []group.Range{{From: 0, To: 3}}, "acked ranges")
 		// NonSequenceReply for a sequenced group is ignored.
-		h.reply(ReplyEntry{GroupID: gid})
+		h.reply(group.Reply{GroupID: gid})
 		eq(t, len(h.outcomes), 4, "ignored")
 	})
 }
@@ -137,9 +137,9 @@ func TestFaults_R26_R27_D15(t *testing.T) {
 		b := h.submit(Submission{Flags: ackReq, Expiry: t0.Add(20 * time.Second)})
 		c := h.submit(Submission{Flags: ackReq, Expiry: t0.Add(20 * time.Second)})
 		h.at(100 * time.Millisecond)
-		h.reply(ReplyEntry{GroupID: a.GroupID, Fault: faults.MessageProcessingFailure},
-			ReplyEntry{GroupID: b.GroupID, Fault: faults.MessageStoreOverflow},
-			ReplyEntry{GroupID: c.GroupID, Fault: faults.PermanentProcessingFailure})
+		h.reply(group.Reply{GroupID: a.GroupID, Fault: faults.MessageProcessingFailure},
+			group.Reply{GroupID: b.GroupID, Fault: faults.MessageStoreOverflow},
+			group.Reply{GroupID: c.GroupID, Fault: faults.PermanentProcessingFailure})
 		eq(t, h.outcomesOf(c.GroupID), []outcomeLine{{0, Failed, ReasonFaultReceived, "PermanentProcessingFailure"}}, "R27")
 		h.run(time.Minute)
 		// 0,1,3,7,11,15,19 s: 6 resends, beyond MaxRetries=3.
@@ -161,7 +161,7 @@ func TestLateFaultAfterAck_D12_D13_D27(t *testing.T) {
 		r := h.submit(Submission{GroupKey: "k", Flags: ackReq, Expiry: t0.Add(10 * time.Second), Last: true})
 		h.reply(ack(r.GroupID, 0, 0))
 		h.at(11 * time.Second)
-		fault := ReplyEntry{GroupID: r.GroupID, Sequence: true, Ranges: []ReplyRange{{From: 0, To: 0, Fault: faults.MessageExpired}}}
+		fault := group.Reply{GroupID: r.GroupID, Sequenced: true, Ranges: []group.ReplyRange{{From: 0, To: 0, Fault: faults.MessageExpired}}}
 		h.reply(fault)
 		h.reply(fault)
 		eq(t, h.outcomesOf(r.GroupID), []outcomeLine{{0, Acknowledged, 0, ""}, {0, Failed, ReasonFaultReceived, "MessageExpired"}}, "ack then failed")
@@ -194,7 +194,7 @@ func TestGroupAbortedFault_R28(t *testing.T) {
 		}
 		h.reply(ack(gid, 0, 0))
 		h.hold = true
-		h.reply(ReplyEntry{GroupID: gid, Sequence: true, Ranges: []ReplyRange{{From: 2, To: 2, Fault: faults.GroupAborted}}})
+		h.reply(group.Reply{GroupID: gid, Sequenced: true, Ranges: []group.ReplyRange{{From: 2, To: 2, Fault: faults.GroupAborted}}})
 		eq(t, h.outcomesOf(gid), []outcomeLine{
 			{0, Acknowledged, 0, ""}, {2, Failed, ReasonFaultReceived, "GroupAborted"},
 			{1, Failed, ReasonGroupAborted, ""}, {3, Failed, ReasonGroupAborted, ""},

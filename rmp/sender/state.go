@@ -120,7 +120,7 @@ type destState struct {
 	pollDirty   bool
 	// inflight holds the refs of the polls of the last firing, by id;
 	// firedAt is when it fired.
-	inflight map[PollID][]PollRef
+	inflight map[PollID][]group.PollRef
 	firedAt  time.Time
 	// every is the current late-fault poll interval (0: PollInterval); it
 	// doubles up to PollIntervalMax after each clean answer and is reset by

@@ -183,7 +183,7 @@ func TestBounds(t *testing.T) {
 	eq(t, h.s.Stats(), Stats{Groups: 3, Pending: 3, PendingBytes: 100, Timers: 3}, "nothing accepted beyond bounds")
 	// The outbox bound: outcomes the producer has not handled refuse submits.
 	h.hold = true
-	h.reply(ReplyEntry{GroupID: "mid:0.test@wsrkit"}, ReplyEntry{GroupID: "mid:1.test@wsrkit"})
+	h.reply(group.Reply{GroupID: "mid:0.test@wsrkit"}, group.Reply{GroupID: "mid:1.test@wsrkit"})
 	eq(t, h.s.Stats().Outbox, 2, "two unhandled outcomes")
 	if err := h.submitErr(Submission{To: "c", Flags: ackReq}); !errors.Is(err, ErrBoundsFull) {
 		t.Fatalf("outbox full: %v", err)

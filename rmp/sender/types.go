@@ -101,40 +101,15 @@ type TransportResult struct {
 	Detail string
 }
 
-// ReplyRange is one ReplyRange of a SequenceReplies: numbers From..To
-// inclusive, acknowledged when Fault is zero (R29).
-type ReplyRange struct {
-	From, To uint64
-	Fault    faults.Code
-}
-
-// ReplyEntry is one RM-Reply entry: a NonSequenceReply (Sequence false)
-// about a singleton, or a SequenceReplies about a sequenced group.
-type ReplyEntry struct {
-	GroupID  string
-	Sequence bool
-	// Fault is the NonSequenceReply's fault; zero acknowledges.
-	Fault  faults.Code
-	Ranges []ReplyRange
-}
-
 // PollID names one Poll effect so its outcome can be reported.
 type PollID uint64
-
-// PollRef is one RefToMessageIds of a PollRequest (R33): a singleton without
-// ranges, or the unacknowledged numbers of a sequenced group.
-type PollRef struct {
-	GroupID string
-	// Ranges is sorted, disjoint, each From <= To; empty for a singleton.
-	Ranges []group.Range
-}
 
 // Poll is a PollRequest to send to a destination (R32).
 type Poll struct {
 	ID PollID
 	To string
 	// Refs is sorted by GroupID; at least one (R33).
-	Refs []PollRef
+	Refs []group.PollRef
 }
 
 // OutcomeID names one outbox record; unique across restarts.

@@ -59,7 +59,7 @@ func TestMessageStatus(t *testing.T) {
 	}
 	want(r0, MessageInfo{State: MessagePending, Attempts: 2}, "pending after one resend")
 	h.reply(ack(r0.GroupID, 0, 0))
-	h.reply(ReplyEntry{GroupID: r1.GroupID, Sequence: true, Ranges: []ReplyRange{{From: 1, To: 1, Fault: faults.InvalidMessageParameters}}})
+	h.reply(group.Reply{GroupID: r1.GroupID, Sequenced: true, Ranges: []group.ReplyRange{{From: 1, To: 1, Fault: faults.InvalidMessageParameters}}})
 	want(r0, MessageInfo{State: MessageAcknowledged, Attempts: 2}, "acknowledged, outcome unhandled")
 	want(r1, MessageInfo{State: MessageFailed, Reason: ReasonFaultReceived, Fault: faults.InvalidMessageParameters, Attempts: 2}, "failed, outcome unhandled")
 	h.restart()
@@ -72,7 +72,7 @@ func TestMessageStatus(t *testing.T) {
 		t.Fatal("a failed message whose outcome was handled is the producer's record")
 	}
 	// D12, D13: a fault after the ack fails it again.
-	h.reply(ReplyEntry{GroupID: r0.GroupID, Sequence: true, Ranges: []ReplyRange{{From: 0, To: 0, Fault: faults.MessageExpired}}})
+	h.reply(group.Reply{GroupID: r0.GroupID, Sequenced: true, Ranges: []group.ReplyRange{{From: 0, To: 0, Fault: faults.MessageExpired}}})
 	want(r0, MessageInfo{State: MessageFailed, Reason: ReasonFaultReceived, Fault: faults.MessageExpired}, "late fault, unhandled")
 	h.handle(h.outcomes[len(h.outcomes)-1].ID)
 	want(r0, MessageInfo{State: MessageFailed, Reason: ReasonFaultReceived}, "late fault, handled")
