@@ -153,7 +153,7 @@ func (g *Gateway) handleInboxDelete(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		// Another instance may hold the message's shard (and its inbox).
 		gid, known := inboxGroup(id)
-		if g.cl == nil || !known {
+		if !known {
 			writeError(w, http.StatusNotFound, "unknown inbox message "+id)
 			return
 		}

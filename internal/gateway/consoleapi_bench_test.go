@@ -89,7 +89,7 @@ func BenchmarkGroupsPage100k(b *testing.B) {
 		cpu := benchkit.CPUTime()
 		for b.Loop() {
 			n := 0
-			g.single.Admin(b.Context(), func(a admin.Engine, _ time.Time) {
+			g.Node().Admin(b.Context(), func(a admin.Engine, _ time.Time) {
 				admin.EachGroup(a, admin.Receiving|admin.Sending, nil, func(*admin.GroupView) { n++ })
 			})
 			if n != pageGroups {

@@ -289,7 +289,7 @@ func (g *Gateway) forwardGate(next, admin http.Handler) http.Handler {
 		r = r.WithContext(ctx)
 		// Only instances of -store etcd forward; unauthenticated forwards
 		// are possible on loopback only (Validate).
-		if admin != nil && g.cl != nil && (f.authenticated || !g.auth.enabled()) && strings.HasPrefix(r.URL.Path, "/v1/") {
+		if admin != nil && g.place.spread() && (f.authenticated || !g.auth.enabled()) && strings.HasPrefix(r.URL.Path, "/v1/") {
 			admin.ServeHTTP(w, r)
 			return
 		}

@@ -67,7 +67,7 @@ func foreignGroup(t *testing.T, gws []*Server, prefix string) string {
 	require.Eventually(t, func() bool {
 		for k := range 200 {
 			gid = prefix + strconv.Itoa(k)
-			if n, url := gws[0].routeShard(gws[0].shardOf(gid)); n == nil && url == gws[1].cl.self {
+			if n, url := gws[0].routeShard(gws[0].shardOf(gid)); n == nil && url == gws[1].place.(*cluster).self {
 				return true
 			}
 		}
@@ -186,7 +186,7 @@ func TestForwardingSignedWithClusterSecret(t *testing.T) {
 func TestForwardingOverMutualTLS(t *testing.T) {
 	p := newPKI(t)
 	inst, gws := startTLSPair(t, p, nil)
-	require.True(t, strings.HasPrefix(gws[0].cl.self, "https://"), gws[0].cl.self)
+	require.True(t, strings.HasPrefix(gws[0].place.(*cluster).self, "https://"), gws[0].place.(*cluster).self)
 	partner := tlsClient(inst, nil) // trusts the instances' certificates, presents none
 	requireForwarded(t, partner, gws)
 

@@ -62,9 +62,7 @@ type Gateway struct {
 	inst     string // the -data instance id (the pebble node's InstanceID)
 	clk      rmp.Clock
 	fake     *rmp.FakeClock // nil without -fake-clock
-	single   *rmp.Node      // -store pebble: the only node
-	kill     func()         // -store pebble: closes the store under the node
-	cl       *cluster       // -store etcd
+	place    placement      // one node (-store pebble) or the held shards' nodes (-store etcd)
 	nextAny  atomic.Uint64  // round robin of singleton submits over held shards
 	inbox    *inbox         // nil with -deliver
 	records  *records
@@ -97,8 +95,6 @@ type Gateway struct {
 	// -store pebble: a node stopped by its store reports here once the
 	// disk takes writes again (storewatch.go).
 	storeDown chan error
-	stopWatch chan struct{}
-	watchOnce sync.Once
 }
 
 // Layout of the data directory.
@@ -196,11 +192,12 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 	}
 	g.outcome = &outcomeHandler{records: g.records, now: g.Now, url: cfg.Notify, client: opts.Client, waiters: &g.waiters}
 	if cfg.Store == StoreEtcd {
-		g.cl, err = openCluster(opts.Context, &g.cfg, log, g.cfg.AdvertiseURL, g.openShard, g.dropShard)
+		cl, err := openCluster(opts.Context, &g.cfg, log, g.cfg.AdvertiseURL, g.openShard, g.dropShard)
 		if err != nil {
 			g.closeFiles()
 			return nil, fmt.Errorf("opening store: %w", err)
 		}
+		g.place = cl
 		g.startStats()
 		g.routes()
 		return g, nil
@@ -210,14 +207,13 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 		g.closeFiles()
 		return nil, fmt.Errorf("opening store: %w", err)
 	}
-	g.kill = func() { st.Close() }
-	g.single, err = g.openNode(st, inst, cfg.PublicURL+"/rmp", g.consume)
+	n, err := g.openNode(st, inst, cfg.PublicURL+"/rmp", g.consume)
 	if err != nil {
 		st.Close()
 		g.closeFiles()
 		return nil, err
 	}
-	g.watchStore(st)
+	g.place = &singleNode{node: n, stopWatch: g.watchStore(st, n), closeSt: func() { st.Close() }}
 	g.startStats()
 	g.routes()
 	return g, nil
@@ -430,7 +426,12 @@ func (g *Gateway) Reload() error {
 }
 
 // Node returns the node of -store pebble; nil with -store etcd (Shards).
-func (g *Gateway) Node() *rmp.Node { return g.single }
+func (g *Gateway) Node() *rmp.Node {
+	if s, ok := g.place.(*singleNode); ok {
+		return s.node
+	}
+	return nil
+}
 
 // Now returns the gateway clock's current time.
 func (g *Gateway) Now() time.Time { return g.clk.Now().UTC() }
@@ -439,14 +440,7 @@ func (g *Gateway) Now() time.Time { return g.clk.Now().UTC() }
 // lease (the shards are free at once) and closes the stores and the
 // outcome records.
 func (g *Gateway) Close(ctx context.Context) error {
-	var err error
-	if g.cl != nil {
-		err = g.cl.close(ctx)
-	} else {
-		g.watchOnce.Do(func() { close(g.stopWatch) })
-		err = g.single.Close(ctx)
-	}
-	return errors.Join(err, g.closeFiles())
+	return errors.Join(g.place.close(ctx), g.closeFiles())
 }
 
 // closeFiles closes the outcome records and the idempotency keys.
@@ -458,20 +452,13 @@ func (g *Gateway) closeFiles() error {
 // Lost reports, once, that the instance lost its etcd lease or a shard
 // claim and must stop (ErrLost); it never fires with -store pebble.
 func (g *Gateway) Lost() <-chan error {
-	if g.cl == nil {
-		return nil
-	}
-	return g.cl.lost
+	return g.place.lostc()
 }
 
 // Kill simulates a crash for tests: the store (the etcd connection) is
 // closed under the running nodes, which stop at their next commit; nothing
 // is shut down in order and no etcd claim is released.
 func (g *Gateway) Kill() {
-	if g.cl != nil {
-		g.cl.kill()
-	} else {
-		g.kill()
-	}
+	g.place.kill()
 	g.closeFiles()
 }

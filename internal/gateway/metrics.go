@@ -34,10 +34,7 @@ func (g *Gateway) handleMetrics(w http.ResponseWriter, r *http.Request) {
 		notAllowed = g.peerAllow.refused.Load()
 	}
 	writeMetrics(w, &m, gs, g.refusedForwards.Load(), notAllowed)
-	if g.cl != nil {
-		counter(w, "wsrkit_forwarded_requests_total", "Requests forwarded to the instance holding their shard (-store etcd).", g.forwards.Load())
-		gauge(w, "wsrkit_held_shards", "Shards this instance holds (-store etcd).", len(g.cl.nodes()))
-	}
+	g.place.writeMetrics(g, w)
 }
 
 // gauges are the current sizes the engine's views report.

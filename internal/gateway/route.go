@@ -34,29 +34,14 @@ type shardNode struct {
 }
 
 // nodes returns the nodes this instance runs, in shard order.
-func (g *Gateway) nodes() []shardNode {
-	if g.cl == nil {
-		return []shardNode{{node: g.single}}
-	}
-	return g.cl.nodes()
-}
+func (g *Gateway) nodes() []shardNode { return g.place.nodes() }
 
 // shardOf is the shard of a group id (0 with -store pebble).
-func (g *Gateway) shardOf(groupID string) int {
-	if g.cl == nil {
-		return 0
-	}
-	return ShardOf(groupID, g.cl.id, g.cfg.Shards)
-}
+func (g *Gateway) shardOf(groupID string) int { return g.place.shardOf(groupID) }
 
 // routeShard returns the local node of a shard, or the URL of the
 // instance holding it; neither when its holder is unknown.
-func (g *Gateway) routeShard(shard int) (*rmp.Node, string) {
-	if g.cl == nil {
-		return g.single, ""
-	}
-	return g.cl.route(shard)
-}
+func (g *Gateway) routeShard(shard int) (*rmp.Node, string) { return g.place.route(shard) }
 
 // onShard runs fn with the local node of shard, or forwards the request
 // (whose body is body) to the shard's holder, or answers 503.
@@ -167,15 +152,15 @@ func (g *Gateway) readRequest(w http.ResponseWriter, r *http.Request) (*rmp.Inbo
 	return in, body
 }
 
-// handleRMP is the RMP endpoint. With -store etcd it finds the request's
-// shard from ?shard= (a callback to a shard node's ReplyTo) or from the
-// first groupId of its wsrm headers, and serves it there. An envelope that
-// names no group is answered by any local node (a fault about it).
-func (g *Gateway) handleRMP(w http.ResponseWriter, r *http.Request) {
-	if g.cl == nil {
-		g.single.ServeHTTP(w, r)
-		return
-	}
+// handleRMP is the RMP endpoint, served as the placement says.
+func (g *Gateway) handleRMP(w http.ResponseWriter, r *http.Request) { g.place.serveRMP(g, w, r) }
+
+// serveSharded is the RMP endpoint with -store etcd: it finds the
+// request's shard from ?shard= (a callback to a shard node's ReplyTo) or
+// from the first groupId of its wsrm headers, and serves it there. An
+// envelope that names no group is answered by any local node (a fault
+// about it).
+func (g *Gateway) serveSharded(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "the RMP endpoint takes POST only (R83)", http.StatusMethodNotAllowed)

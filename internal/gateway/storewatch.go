@@ -3,6 +3,8 @@ package gateway
 import (
 	"errors"
 	"fmt"
+	"github.com/wsrkit/wsrkit/rmp"
+	"sync"
 	"time"
 
 	"github.com/wsrkit/wsrkit/store"
@@ -22,21 +24,23 @@ var ErrStoreFailed = errors.New("gateway: store failed")
 // it paces the disk, not the protocol).
 const storeProbeInterval = time.Second
 
-// watchStore starts watching the pebble node's store.
-func (g *Gateway) watchStore(st store.Store) {
+// watchStore starts watching the store of the pebble node n; the function
+// it returns stops the watch.
+func (g *Gateway) watchStore(st store.Store, n *rmp.Node) (stop func()) {
 	g.storeDown = make(chan error, 1)
-	g.stopWatch = make(chan struct{})
+	stopWatch := make(chan struct{})
+	var once sync.Once
 	probe, _ := st.(interface{ ProbeSpace() error })
 	go func() {
 		t := time.NewTicker(storeProbeInterval)
 		defer t.Stop()
 		for {
 			select {
-			case <-g.stopWatch:
+			case <-stopWatch:
 				return
 			case <-t.C:
 			}
-			err := g.single.Err()
+			err := n.Err()
 			if err == nil {
 				continue
 			}
@@ -47,6 +51,7 @@ func (g *Gateway) watchStore(st store.Store) {
 			return
 		}
 	}()
+	return func() { once.Do(func() { close(stopWatch) }) }
 }
 
 // StoreFailed reports, once, that the -store pebble node was stopped by

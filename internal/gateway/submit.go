@@ -252,13 +252,9 @@ func (g *Gateway) submitOnce(w http.ResponseWriter, r *http.Request, n *rmp.Node
 // the key's shard with -store etcd, forwarding the request to its holder);
 // a singleton ("") goes to any node held here.
 func (g *Gateway) onSubmitNode(w http.ResponseWriter, r *http.Request, body []byte, key string, fn func(*rmp.Node)) {
-	if g.cl == nil {
-		fn(g.single)
-		return
-	}
 	if key != "" {
 		// One sender per group key: the key's shard, wherever it is held.
-		g.onShard(w, r, body, keyShard(key, g.cfg.Shards), fn)
+		g.onShard(w, r, body, g.place.keyShard(key), fn)
 		return
 	}
 	ns := g.nodes()

@@ -114,8 +114,8 @@ func (g *Gateway) handleSubmitBatch(w http.ResponseWriter, r *http.Request, body
 			return
 		}
 		subs[i] = sub
-		if k := reqs[i].Group; k != "" && g.cl != nil {
-			if s := keyShard(k, g.cfg.Shards); shard < 0 {
+		if k := reqs[i].Group; k != "" && g.place.spread() {
+			if s := g.place.keyShard(k); shard < 0 {
 				key, shard = k, s
 			} else if s != shard {
 				writeBatchError(w, http.StatusBadRequest, i, "group", "group %q is on another shard than group %q: with -store etcd a batch goes to one shard", k, key)
