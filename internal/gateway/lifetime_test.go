@@ -67,6 +67,8 @@ func TestSubmitSenderRefusalsNameTheirField(t *testing.T) {
 		{`{"to":"http://127.0.0.1:1/rmp","body":"<x/>","ordered":true}`, "ordered", "(R07)"},
 		{`{"to":"http://127.0.0.1:1/rmp","body":"<x/>","last":true}`, "last", "needs a group"},
 		{`{"to":"http://127.0.0.1:1/rmp","body":"<x/>","group":"k","groupMaxIdle":"1m","groupExpiryTime":"` + soon + `"}`, "groupMaxIdle", "(R13)"},
+		// R13 before -max-lifetime, as the gateway checked it before (serve_test).
+		{`{"to":"http://127.0.0.1:1/rmp","body":"<x/>","group":"k","groupMaxIdle":"1m","groupExpiryTime":"2099-01-01T00:00:00Z"}`, "groupMaxIdle", "(R13)"},
 		{`{"to":"http://127.0.0.1:1/rmp","body":"<x/>","expiryTime":"` + past + `"}`, "expiryTime", "has passed (D10)"},
 		{`{"to":"http://127.0.0.1:1/rmp","body":"<x/>","group":"k","expiresIn":"2h","groupExpiryTime":"` + soon + `"}`, "expiresIn", "(R16)"},
 	}

@@ -118,31 +118,17 @@ func (g *Gateway) submission(req *SubmitRequest, now time.Time) (rmp.Submission,
 		}
 		s.Expiry = t.UTC()
 	}
-	horizon := now.Add(g.cfg.MaxLifetime)
-	if s.Expiry.After(horizon) {
-		f := "expiryTime"
-		if req.ExpiresIn != "" {
-			f = "expiresIn"
-		}
-		return s, bad(f, "more than -max-lifetime (%s) ahead", g.cfg.MaxLifetime)
-	}
 	if req.GroupExpiryTime != "" {
 		t, err := time.Parse(time.RFC3339Nano, req.GroupExpiryTime)
 		if err != nil {
 			return s, bad("groupExpiryTime", "must be RFC 3339")
 		}
 		s.Timing.Expiry = t.UTC()
-		if s.Timing.Expiry.After(horizon) {
-			return s, bad("groupExpiryTime", "more than -max-lifetime (%s) ahead", g.cfg.MaxLifetime)
-		}
 	}
 	if req.GroupMaxIdle != "" {
 		d, err := parseIdle(req.GroupMaxIdle)
 		if err != nil {
 			return s, bad("groupMaxIdle", "%v", err)
-		}
-		if receiver.Exceeds(d, g.cfg.MaxLifetime) {
-			return s, bad("groupMaxIdle", "longer than -max-lifetime (%s)", g.cfg.MaxLifetime)
 		}
 		s.Timing.MaxIdle, s.Timing.HasMaxIdle = d, true
 	}
@@ -151,7 +137,26 @@ func (g *Gateway) submission(req *SubmitRequest, now time.Time) (rmp.Submission,
 	if err := s.Validate(now, g.cfg.DefaultExpiresIn); err != nil {
 		return s, submitFieldError(req, err)
 	}
-	return s, nil
+	return s, g.beyondMaxLifetime(req, &s, now)
+}
+
+// beyondMaxLifetime refuses an ExpiryTime, a groupExpiryTime or a
+// groupMaxIdle beyond -max-lifetime (#18), the bound of this gateway.
+func (g *Gateway) beyondMaxLifetime(req *SubmitRequest, s *rmp.Submission, now time.Time) *fieldError {
+	horizon := now.Add(g.cfg.MaxLifetime)
+	switch {
+	case s.Expiry.After(horizon):
+		f := "expiryTime"
+		if req.ExpiresIn != "" {
+			f = "expiresIn"
+		}
+		return bad(f, "more than -max-lifetime (%s) ahead", g.cfg.MaxLifetime)
+	case s.Timing.Expiry.After(horizon):
+		return bad("groupExpiryTime", "more than -max-lifetime (%s) ahead", g.cfg.MaxLifetime)
+	case s.Timing.HasMaxIdle && receiver.Exceeds(s.Timing.MaxIdle, g.cfg.MaxLifetime):
+		return bad("groupMaxIdle", "longer than -max-lifetime (%s)", g.cfg.MaxLifetime)
+	}
+	return nil
 }
 
 // submitFieldError maps a sender refusal to the request's field: a
