@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,17 +11,6 @@ import (
 )
 
 var _ placement = (*cluster)(nil)
-
-// metricsText reads /metrics of s.
-func metricsText(t *testing.T, s *Server) string {
-	t.Helper()
-	resp, err := http.Get(s.URL() + "/metrics")
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return string(b)
-}
 
 // TestPlacementSingleNode: with -store pebble every group and key is on
 // shard 0 of the one node, nothing is forwarded, nothing can be lost and
@@ -40,7 +28,7 @@ func TestPlacementSingleNode(t *testing.T) {
 	require.Len(t, s.nodes(), 1)
 	require.False(t, p.spread())
 	require.Nil(t, s.Lost())
-	require.NotContains(t, metricsText(t, s), "wsrkit_held_shards")
+	require.NotContains(t, metricsText(t, http.DefaultClient, s.URL()), "wsrkit_held_shards")
 }
 
 // TestPlacementCluster: with -store etcd a lone instance comes to hold
@@ -63,5 +51,5 @@ func TestPlacementCluster(t *testing.T) {
 	n, url := s.routeShard(s.shardOf(gid))
 	require.NotNil(t, n)
 	require.Empty(t, url)
-	require.True(t, strings.Contains(metricsText(t, s), "wsrkit_held_shards 8\n"))
+	require.True(t, strings.Contains(metricsText(t, http.DefaultClient, s.URL()), "wsrkit_held_shards 8\n"))
 }
