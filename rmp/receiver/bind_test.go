@@ -83,7 +83,7 @@ func TestGroupsRefusedByTheDriver(t *testing.T) {
 	if got, want := takeLog(h), "reply g[1!InvalidMessageId]\nrefused g#0/1 InvalidMessageId "+LabelGroupNotAllowed; got != want {
 		t.Fatalf("a refused groupId:\n%s\nwant\n%s", got, want)
 	}
-	h.poll(PollRequest{Refs: []PollRef{{GroupID: "g"}, {GroupID: "other"}}, Peer: b})
+	h.poll(PollRequest{Refs: []group.PollRef{{GroupID: "g"}, {GroupID: "other"}}, Peer: b})
 	if got := takeLog(h); got != "poll -\nrefused g#0 "+LabelPollGroupNotAllowed {
 		t.Fatalf("a refused poll reference: %s", got)
 	}
