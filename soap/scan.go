@@ -88,19 +88,7 @@ func (s *Scanner) Write(p []byte) (int, error) {
 		}
 	}
 	if s.enc == encUTF8 {
-		for i := 0; i < len(p) && s.err == nil; i++ {
-			if s.skip == "" && len(s.pend) == 0 && !s.inTag {
-				// Text: on to the next '<'.
-				j := bytes.IndexByte(p[i:], '<')
-				if j < 0 {
-					s.pos += int64(len(p) - i)
-					break
-				}
-				s.pos, i = s.pos+int64(j), i+j
-			}
-			s.pos++
-			s.walk(p[i])
-		}
+		s.utf8(p)
 		return n, s.err
 	}
 	// UTF-16: markup is made of ASCII characters only, so each code unit
@@ -126,6 +114,67 @@ func (s *Scanner) Write(p []byte) (int, error) {
 		s.walk(c)
 	}
 	return n, s.err
+}
+
+// utf8 scans UTF-8 bytes: walk, byte by byte, but for the runs of text,
+// tag names and attribute values that change nothing but where the walk
+// is, and for the '<' of start and end tags, which need not wait in pend.
+// Scanned in pieces of one byte (FuzzScanner) it is walk alone.
+func (s *Scanner) utf8(p []byte) {
+	for i := 0; i < len(p) && s.err == nil; {
+		if s.skip == "" && len(s.pend) == 0 {
+			if !s.inTag {
+				j := bytes.IndexByte(p[i:], '<')
+				if j < 0 {
+					s.pos += int64(len(p) - i)
+					return
+				}
+				s.pos, i = s.pos+int64(j), i+j
+				if i+1 < len(p) {
+					switch c := p[i+1]; {
+					case c == '/':
+						s.pos, i = s.pos+2, i+2
+						s.endTag()
+						continue
+					case isNameStart(c) || c == ':' || c >= 0x80:
+						s.pos, i = s.pos+2, i+2
+						if s.count(); s.err == nil {
+							s.startTag(c)
+						}
+						continue
+					}
+				}
+			} else if n := s.tagRun(p[i:]); n > 0 {
+				s.pos, i = s.pos+int64(n), i+n
+				continue
+			}
+		}
+		s.pos++
+		s.walk(p[i])
+		i++
+	}
+}
+
+// tagRun is how many bytes at the start of p, in a start tag, tag only
+// changes slash for: name bytes, white space, an attribute value's bytes.
+func (s *Scanner) tagRun(p []byte) int {
+	if s.quote != 0 {
+		if j := bytes.IndexByte(p, s.quote); j >= 0 {
+			return j
+		}
+		return len(p)
+	}
+	for i, c := range p {
+		switch c {
+		case '"', '\'', '=', '>', '<', '/':
+			if i > 0 {
+				s.slash = false
+			}
+			return i
+		}
+	}
+	s.slash = false
+	return len(p)
 }
 
 // walk scans one byte as countMarkup does: a '<' counts unless it starts
