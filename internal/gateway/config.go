@@ -615,8 +615,8 @@ func (c *Config) validateSecurity() []error {
 	if c.PeerAllowFile != "" && c.TLSClientCA == "" {
 		errs = append(errs, errors.New("-peer-allow needs client certificates: set -tls-client-ca (and -tls-client-auth require)"))
 	}
-	if c.PeerAllowFile != "" && c.Store == StoreEtcd {
-		errs = append(errs, errors.New("-peer-allow is not available with -store etcd yet: each instance would need the list of the forwarded request's sender"))
+	if c.PeerAllowFile != "" && c.Store == StoreEtcd && !c.authenticatesForwards() {
+		errs = append(errs, errors.New("-peer-allow with -store etcd needs -cluster-ca or -cluster-secret-file: a forwarded request carries its sender's identity only between authenticated instances"))
 	}
 	errs = append(errs, c.validateCluster()...)
 	if c.AdminTokenFile == "" {

@@ -328,3 +328,33 @@ func TestAdminListenWithEtcd(t *testing.T) {
 		})
 	}
 }
+
+// TestForwardedPeerAllow: -peer-allow with -store etcd and -cluster-ca:
+// an instance judges a request it forwards, and the shard's holder the
+// forwarded one, by the original sender's identity: partner A's message
+// under its prefix is forwarded and taken, one outside it gets
+// InvalidMessageId from the holder, partner C (not listed) gets 403 at
+// the first instance (#19 items 5, 6).
+func TestForwardedPeerAllow(t *testing.T) {
+	p := newPKI(t)
+	allow := filepath.Join(p.dir, "peers.allow")
+	require.NoError(t, writeFile(allow, "urn:partner:a urn:a:\n"))
+	inst, gws := startTLSPair(t, p, func(c *Config) { c.TLSClientCA, c.PeerAllowFile = p.caFile, allow })
+	a := tlsClient(inst, p.ca.Client(t, "partner-a", "urn:partner:a"))
+	c := tlsClient(inst, p.ca.Client(t, "partner-c", "urn:partner:c"))
+	gid := foreignGroup(t, gws, "urn:a:orders-")
+	st, answer := postMessage(t, a, gws[0].URL(), gid, 0)
+	require.Equal(t, 200, st, answer)
+	require.NotContains(t, answer, "fault=", "A under its prefix, forwarded: %s", answer)
+	other := foreignGroup(t, gws, "urn:b:orders-")
+	_, answer = postMessage(t, a, gws[0].URL(), other, 0)
+	require.Contains(t, answer, `fault="wsrm:InvalidMessageId"`, "A outside its prefix, refused by the holder")
+	st, _ = postMessage(t, c, gws[0].URL(), gid, 1)
+	require.Equal(t, http.StatusForbidden, st, "C is not listed")
+	require.Contains(t, metricsOf(t, a, gws[1]), `wsrkit_refused_total{reason="group-not-allowed"} 1`)
+	require.Contains(t, metricsOf(t, a, gws[0]), `wsrkit_refused_total{reason="peer-not-allowed"} 1`)
+	require.Eventually(t, func() bool {
+		in := gws[1].inbox.list()
+		return len(in) == 1 && in[0].GroupID == gid
+	}, 10*time.Second, 20*time.Millisecond, "the holder took A's message")
+}

@@ -127,10 +127,19 @@ func (a *peerAllow) allowGroup(peer, groupID string) bool {
 }
 
 // guard answers 403 to a request whose sender is not listed, before its
-// body is read.
+// body is read. A request another instance forwarded (-store etcd) is
+// judged by the identity of its original sender, which the forward
+// carries once authenticated (forwardGate), never by the instance's.
 func (a *peerAllow) guard(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := a.prefixes(rmp.PeerFromRequest(r).ID()); !ok {
+		p := rmp.PeerFromRequest(r)
+		if f := forwardedOf(r); f != nil {
+			p = rmp.Peer{}
+			if f.authenticated {
+				p = f.peer
+			}
+		}
+		if _, ok := a.prefixes(p.ID()); !ok {
 			a.refused.Add(1)
 			// The request is not read: its connection is not reused.
 			w.Header().Set("Connection", "close")

@@ -3,6 +3,7 @@ package gateway
 import (
 	"bufio"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -59,6 +60,11 @@ func TestPeerAllowStartupErrors(t *testing.T) {
 		require.ErrorContains(t, err, c.want)
 		require.NotContains(t, err.Error(), "\n", "one line")
 	}
+	c := etcdConfigFor(t)
+	c.TLSCert, c.TLSKey, c.TLSClientCA, c.PeerAllowFile = "gw.crt", "gw.key", "ca.crt", bad
+	require.ErrorContains(t, c.Validate(), "-peer-allow with -store etcd needs -cluster-ca or -cluster-secret-file")
+	c.ClusterSecretFile = "cluster.secret"
+	require.NotContains(t, fmt.Sprint(c.Validate()), "-peer-allow")
 }
 
 // TestPeerAllow: under -peer-allow an identity not listed gets 403 before
