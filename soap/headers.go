@@ -374,7 +374,7 @@ func parseFaultAttr(el *etree.Element) (faults.Code, string, string) {
 // cannot be used.
 func parseResponse(el *etree.Element, v Version, o ParseOptions) (*Response, error) {
 	r := &Response{MustUnderstand: mustUnderstand(el, v)}
-	entries := 0
+	entries := entryLimit{max: o.MaxEntries, code: faults.InvalidRequest, block: "Response", what: "replies and ranges"}
 	bad := func(rule, reason string) error {
 		return requestFault(faults.InvalidRequest, "soap.response."+rule, reason)
 	}
@@ -394,9 +394,8 @@ func parseResponse(el *etree.Element, v Version, o ParseOptions) (*Response, err
 		if len(rep.GroupID) > o.MaxIDLength {
 			return requestFault(faults.InvalidRequest, "soap.limit.id-length", "groupId is too long")
 		}
-		if entries++; entries > o.MaxEntries {
-			return requestFault(faults.InvalidRequest, "soap.limit.entries",
-				"wsrm:Response has more than "+itoa(uint64(o.MaxEntries))+" replies and ranges")
+		if err := entries.add(); err != nil {
+			return err
 		}
 		if !rep.Sequenced {
 			code, rule, reason := parseFaultAttr(c)
@@ -411,9 +410,8 @@ func parseResponse(el *etree.Element, v Version, o ParseOptions) (*Response, err
 			if rc.Tag != "ReplyRange" {
 				return nil
 			}
-			if entries++; entries > o.MaxEntries {
-				return requestFault(faults.InvalidRequest, "soap.limit.entries",
-					"wsrm:Response has more than "+itoa(uint64(o.MaxEntries))+" replies and ranges")
+			if err := entries.add(); err != nil {
+				return err
 			}
 			rg, rule, reason := parseRange(rc)
 			if rule != "" {
@@ -447,7 +445,7 @@ func parsePollRequest(el *etree.Element, v Version, o ParseOptions) (*PollReques
 	bad := func(rule, reason string) error {
 		return requestFault(faults.InvalidPollRequest, "soap.poll."+rule, reason)
 	}
-	entries := 0
+	entries := entryLimit{max: o.MaxEntries, code: faults.InvalidPollRequest, block: "PollRequest", what: "references and ranges"}
 	err := wsrmChildren(el, func(c *etree.Element) error {
 		switch c.Tag {
 		case "ReplyTo":
@@ -472,17 +470,15 @@ func parsePollRequest(el *etree.Element, v Version, o ParseOptions) (*PollReques
 		if len(ref.GroupID) > o.MaxIDLength {
 			return requestFault(faults.InvalidPollRequest, "soap.limit.id-length", "groupId is too long")
 		}
-		if entries++; entries > o.MaxEntries {
-			return requestFault(faults.InvalidPollRequest, "soap.limit.entries",
-				"wsrm:PollRequest has more than "+itoa(uint64(o.MaxEntries))+" references and ranges")
+		if err := entries.add(); err != nil {
+			return err
 		}
 		err := wsrmChildren(c, func(rc *etree.Element) error {
 			if rc.Tag != "SequenceNumRange" {
 				return nil
 			}
-			if entries++; entries > o.MaxEntries {
-				return requestFault(faults.InvalidPollRequest, "soap.limit.entries",
-					"wsrm:PollRequest has more than "+itoa(uint64(o.MaxEntries))+" references and ranges")
+			if err := entries.add(); err != nil {
+				return err
 			}
 			rg, rule, reason := parseRange(rc)
 			if rule != "" {
@@ -504,4 +500,19 @@ func parsePollRequest(el *etree.Element, v Version, o ParseOptions) (*PollReques
 		return nil, bad("no-refs", "wsrm:PollRequest has no wsrm:RefToMessageIds (R33)")
 	}
 	return p, nil
+}
+
+// entryLimit counts the entries of one header block (replies, references
+// and ranges) against ParseOptions.MaxEntries.
+type entryLimit struct {
+	n, max      int
+	code        faults.Code
+	block, what string // "wsrm:<block> has more than <max> <what>"
+}
+
+func (l *entryLimit) add() error {
+	if l.n++; l.n > l.max {
+		return requestFault(l.code, "soap.limit.entries", "wsrm:"+l.block+" has more than "+itoa(uint64(l.max))+" "+l.what)
+	}
+	return nil
 }

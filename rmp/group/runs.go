@@ -1,14 +1,15 @@
 package group
 
 import (
+	"cmp"
 	"errors"
 	"slices"
 )
 
 // Run is a range of sequence numbers with a label: one ReplyRange of an
 // acknowledgement (digest §2.3), whose label is the optional fault code (the
-// zero label meaning a plain ack). The label is generic because this package
-// may not import faults.
+// zero label meaning a plain ack). The label is generic: any comparable
+// status, a faults.Code among them.
 type Run[L comparable] struct {
 	Range
 	Label L
@@ -74,15 +75,7 @@ func (b *RunBuilder[L]) Reset() { b.runs = b.runs[:0] }
 // same label, for replies gathered in any order. Overlapping runs are an
 // error: a number has one outcome in one reply.
 func MergeRuns[L comparable](runs []Run[L]) ([]Run[L], error) {
-	slices.SortFunc(runs, func(a, b Run[L]) int {
-		switch {
-		case a.From < b.From:
-			return -1
-		case a.From > b.From:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(runs, func(a, b Run[L]) int { return cmp.Compare(a.From, b.From) })
 	var b RunBuilder[L]
 	b.runs = runs[:0] // in place: writes never pass the read index
 	for _, r := range runs {

@@ -2,6 +2,7 @@ package sender
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/group"
@@ -347,14 +348,6 @@ func (s *Sender) sortedDests() []*destState {
 	for _, d := range s.dests {
 		ds = append(ds, d)
 	}
-	slices.SortFunc(ds, func(a, b *destState) int {
-		switch {
-		case a.name < b.name:
-			return -1
-		case a.name > b.name:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(ds, func(a, b *destState) int { return strings.Compare(a.name, b.name) })
 	return ds
 }

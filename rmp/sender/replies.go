@@ -1,6 +1,7 @@
 package sender
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -142,15 +143,7 @@ func pendingIn(g *groupState, from, to uint64) []*message {
 			ms = append(ms, m)
 		}
 	}
-	slices.SortFunc(ms, func(a, b *message) int {
-		switch {
-		case a.number < b.number:
-			return -1
-		case a.number > b.number:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(ms, func(a, b *message) int { return cmp.Compare(a.number, b.number) })
 	return ms
 }
 
