@@ -11,7 +11,7 @@ import (
 // to discard) may need more. Work is cut at a point the state re-derives:
 //
 //   - Tick handles due groups until Config.MaxStepMutations; the rest stay
-//     in the heap, due, for the next Tick;
+//     due, in the order of ids, for the next Tick (Receiver.carry);
 //   - discarding a group's messages stops at the budget; what is left is
 //     still due: expired pending messages by their ExpiryTime; held
 //     messages of a terminated group and anything an Abort left undone by

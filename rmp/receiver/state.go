@@ -69,7 +69,8 @@ type gstate struct {
 	// hasDeadline). Between calls the store indexes indexedDeadline(g):
 	// finish persists every change (ready.go).
 	deadline time.Time
-	// heapIdx is g's index in Receiver.heap, -1 when not scheduled.
+	// heapIdx is g's index in Receiver.heap, -1 when not scheduled,
+	// inCarry while in Receiver.carry (tick.go).
 	heapIdx int32
 	flags   group.Flags
 	pattern group.ReplyPattern
@@ -146,7 +147,11 @@ type Receiver struct {
 	// heldCount and heldBytes total the ordering buffers (D15).
 	heldCount, heldBytes int
 	heap                 deadlineHeap
-	out                  outbox
+	// carry holds the due generations a Tick left at the budget, by id
+	// (tick.go); carryAt is the earliest of their deadlines then.
+	carry   []*gstate
+	carryAt time.Time
+	out     outbox
 
 	// Per-call buffers, reused; a Ready is valid until the next call.
 	rd Ready
@@ -233,6 +238,7 @@ func (r *Receiver) schedule(g *gstate) {
 	at, ok := r.groupDeadline(g)
 	g.deadline, g.hasDeadline = at, ok
 	switch {
+	case g.heapIdx == inCarry: // the next Tick looks at its deadline
 	case ok && g.heapIdx < 0:
 		heap.Push(&r.heap, g)
 	case ok:
@@ -308,6 +314,9 @@ func (r *Receiver) NextDeadline() (time.Time, bool) {
 	var d earliest
 	if len(r.heap) > 0 {
 		d.offer(r.heap[0].deadline)
+	}
+	if len(r.carry) > 0 {
+		d.offer(r.carryAt)
 	}
 	if at, ok := r.out.deadline(); ok {
 		d.offer(at)

@@ -20,17 +20,20 @@ func (r *Receiver) Tick(now time.Time) Ready {
 		due = append(due, heap.Pop(&r.heap).(*gstate))
 	}
 	// Deterministic order: by group id, then generation.
-	slices.SortFunc(due, func(a, b *gstate) int {
-		if c := strings.Compare(a.id.GroupID, b.id.GroupID); c != 0 {
-			return c
-		}
-		return cmpU64(a.id.Generation, b.id.Generation)
-	})
+	slices.SortFunc(due, byID)
+	due = r.takeCarry(now, due)
 	for i, g := range due {
 		if r.full() {
-			// The rest stay due for the next Tick (budget.go).
-			for _, g := range due[i:] {
-				heap.Push(&r.heap, g)
+			// The rest stay due for the next Tick (budget.go), kept in
+			// order: pushed back into the heap they were popped and
+			// sorted again by every Tick, quadratic in a restart's
+			// 200,000 due groups (#18 item 1).
+			r.carry, r.carryAt = due[i:], g.deadline
+			for _, g := range r.carry {
+				g.heapIdx = inCarry
+				if g.deadline.Before(r.carryAt) {
+					r.carryAt = g.deadline
+				}
 			}
 			break
 		}
@@ -38,6 +41,52 @@ func (r *Receiver) Tick(now time.Time) Ready {
 		r.advanceGroup(now, g)
 	}
 	return r.finish(now)
+}
+
+// inCarry is the heapIdx of a generation in Receiver.carry.
+const inCarry = -2
+
+func byID(a, b *gstate) int {
+	if c := strings.Compare(a.id.GroupID, b.id.GroupID); c != 0 {
+		return c
+	}
+	return cmpU64(a.id.Generation, b.id.Generation)
+}
+
+// takeCarry merges the generations the last Tick left (still due at now)
+// into due, both by id: the order of one Tick over all of them. Those
+// whose deadline moved past now go back into the heap; removed ones
+// are dropped.
+func (r *Receiver) takeCarry(now time.Time, due []*gstate) []*gstate {
+	if len(r.carry) == 0 {
+		return due
+	}
+	carry := r.carry
+	r.carry = nil
+	kept := carry[:0]
+	for _, g := range carry {
+		g.heapIdx = -1
+		switch {
+		case g.removed || !g.hasDeadline:
+		case now.Before(g.deadline):
+			heap.Push(&r.heap, g)
+		default:
+			kept = append(kept, g)
+		}
+	}
+	if len(due) == 0 {
+		return kept
+	}
+	merged := make([]*gstate, 0, len(kept)+len(due))
+	i, j := 0, 0
+	for i < len(kept) && j < len(due) {
+		if byID(kept[i], due[j]) <= 0 {
+			merged, i = append(merged, kept[i]), i+1
+		} else {
+			merged, j = append(merged, due[j]), j+1
+		}
+	}
+	return append(append(merged, kept[i:]...), due[j:]...)
 }
 
 // advanceFamily applies what is due at now to f's generations.
