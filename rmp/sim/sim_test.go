@@ -2,7 +2,10 @@ package sim
 
 import (
 	"flag"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -49,9 +52,47 @@ func TestSim(t *testing.T) {
 	}
 	total := newResult()
 	start := time.Now()
+	// Seeds are independent runs: they run on every CPU, and are reported
+	// in seed order as each finishes (a slow CI machine with many cores
+	// runs the set in a fraction of the time). The trace hooks are shared:
+	// with -sim.trace one at a time.
+	workers := runtime.GOMAXPROCS(0)
+	if *flagTrace != "" {
+		workers = 1
+	}
+	results := make([]chan Result, seeds)
+	for i := range results {
+		results[i] = make(chan Result, 1)
+	}
+	var stop atomic.Bool
+	next := make(chan int)
+	go func() {
+		defer close(next)
+		for i := range seeds {
+			if stop.Load() {
+				return
+			}
+			next <- i
+		}
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				seed := *flagSeed + uint64(i)
+				results[i] <- Run(seed, Options{Pebble: *flagEvery > 0 && seed%uint64(*flagEvery) == 0})
+			}
+		})
+	}
+	defer func() { // the runs under way end before the test does
+		stop.Store(true)
+		for range next {
+		}
+		wg.Wait()
+	}()
 	for i := range seeds {
 		seed := *flagSeed + uint64(i)
-		res := Run(seed, Options{Pebble: *flagEvery > 0 && seed%uint64(*flagEvery) == 0})
+		res := <-results[i]
 		total.Add(res)
 		for _, v := range res.Violations {
 			t.Errorf("%s\nreproduce: go test ./rmp/sim -run Sim -sim.seed=%d -sim.seeds=1 -v", v, seed)
