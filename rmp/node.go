@@ -49,6 +49,7 @@ type Node struct {
 	token    uint64                                     // the last inbound request's
 	answers  map[uint64]chan Answer                     // by token; guarded by mu
 	awaiting map[receiver.DeliveryRef][]*awaitingAnswer // guarded by mu
+	handing  map[receiver.DeliveryRef]int               // hand-offs to the consumer in progress; guarded by mu
 	workers  []chan Delivery
 	notifyQ  chan sender.Outcome
 	workerWG sync.WaitGroup
@@ -81,6 +82,7 @@ func Open(cfg NodeConfig) (*Node, error) {
 		quit: make(chan struct{}), done: make(chan struct{}),
 		answers:  map[uint64]chan Answer{},
 		awaiting: map[receiver.DeliveryRef][]*awaitingAnswer{},
+		handing:  map[receiver.DeliveryRef]int{},
 		notifyQ:  make(chan sender.Outcome, 1024),
 	}
 	n.commit = (&committer{

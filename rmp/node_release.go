@@ -18,15 +18,18 @@ import (
 // doc, rules 3 to 6): answers, sends, deliveries, outcomes. The committer
 // calls it once the Ready's Persist is durable.
 func (n *Node) release(rd *Ready) {
-	if len(rd.Answers) > 0 {
+	if len(rd.Answers) > 0 || len(rd.Deliver) > 0 {
 		n.mu.Lock()
+		for _, d := range rd.Deliver {
+			n.handing[d.Ref]++ // before the answers: a copy's may wait for it
+		}
 		for _, a := range rd.Answers {
 			ch, ok := n.answers[a.Token]
 			if !ok {
 				continue
 			}
 			delete(n.answers, a.Token)
-			if a.Await != nil && (!a.AwaitLater || n.cfg.AwaitDelivery > 0) {
+			if a.Await != nil && (!a.AwaitLater || n.cfg.AwaitDelivery > 0 || n.handing[*a.Await] > 0) {
 				// Held until the consumer returns (R73); see deliverLoop.
 				n.await(*a.Await, ch, a)
 				continue
@@ -135,10 +138,14 @@ func (w *awaitingAnswer) send(a Answer) {
 
 // await holds a until the consumer returns from ref's delivery; with mu
 // held. An answer whose delivery is not in its Ready waits at most
-// AwaitDelivery.
+// AwaitDelivery, unless that delivery is being handed to the consumer now:
+// a copy of a message whose hand-off is in progress (its sender resent it
+// while the consumer was working) waits for that hand-off as the original's
+// answer does, since it ends by itself — without it the copy's ack went
+// alone, and the producer, acknowledged, never got its business response.
 func (n *Node) await(ref receiver.DeliveryRef, ch chan Answer, a Answer) {
 	w := &awaitingAnswer{ch: ch, a: a}
-	if a.AwaitLater {
+	if a.AwaitLater && n.cfg.AwaitDelivery > 0 && n.handing[ref] == 0 {
 		w.timer = time.AfterFunc(n.cfg.AwaitDelivery, func() {
 			n.mu.Lock()
 			ws := n.awaiting[ref]
@@ -166,6 +173,9 @@ func (n *Node) completeAnswer(ref receiver.DeliveryRef, resp []byte, err error) 
 	n.mu.Lock()
 	ws := n.awaiting[ref]
 	delete(n.awaiting, ref)
+	if n.handing[ref]--; n.handing[ref] <= 0 {
+		delete(n.handing, ref)
+	}
 	n.mu.Unlock()
 	for _, w := range ws {
 		if err == nil {
