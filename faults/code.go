@@ -1,6 +1,9 @@
 package faults
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Namespace is the WS-Reliability 1.1 header namespace; every fault QName is in it (D5).
 const Namespace = "http://docs.oasis-open.org/wsrm/2004/06/ws-reliability-1.1.xsd"
@@ -61,7 +64,7 @@ func (c Code) Valid() bool { return c >= 1 && int(c) <= numCodes }
 // "Code(n)" for an invalid value.
 func (c Code) String() string {
 	if !c.Valid() {
-		return "Code(" + itoa(int(c)) + ")"
+		return "Code(" + strconv.Itoa(int(c)) + ")"
 	}
 	return names[c]
 }
@@ -112,7 +115,7 @@ func (k Class) String() string {
 	case Processing:
 		return "processing"
 	}
-	return "Class(" + itoa(int(k)) + ")"
+	return "Class(" + strconv.Itoa(int(k)) + ")"
 }
 
 // Class returns the code's class (digest §7). MessageExpired and
@@ -160,26 +163,4 @@ func (c Code) HTTPStatus(soap12 bool) int {
 		return 400
 	}
 	return 500
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
 }

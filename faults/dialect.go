@@ -1,5 +1,7 @@
 package faults
 
+import "strconv"
+
 // Dialect selects which codes an RMP emits (D6). On input every dialect
 // accepts all twelve codes.
 type Dialect uint8
@@ -21,7 +23,7 @@ func (d Dialect) String() string {
 	case Strict11:
 		return "strict-1.1"
 	}
-	return "Dialect(" + itoa(int(d)) + ")"
+	return "Dialect(" + strconv.Itoa(int(d)) + ")"
 }
 
 // Wire returns the code to put on the wire for c under dialect d.

@@ -32,7 +32,7 @@ func (s Scope) String() string {
 	case ScopeGroup:
 		return "group"
 	}
-	return "Scope(" + itoa(int(s)) + ")"
+	return "Scope(" + strconv.Itoa(int(s)) + ")"
 }
 
 // Fault is a protocol fault with what it is about and which check raised it.

@@ -74,11 +74,3 @@ func TestScopeString(t *testing.T) {
 		}
 	}
 }
-
-func TestItoa(t *testing.T) {
-	for n, want := range map[int]string{0: "0", 7: "7", -12: "-12", 1234567890: "1234567890"} {
-		if got := itoa(n); got != want {
-			t.Errorf("itoa(%d) = %q", n, got)
-		}
-	}
-}

@@ -2,6 +2,7 @@ package soap
 
 import (
 	"errors"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -89,6 +90,6 @@ func (w *writer) uintAttr(key string, n uint64) {
 	w.buf = append(w.buf, ' ')
 	w.buf = append(w.buf, key...)
 	w.buf = append(w.buf, '=', '"')
-	w.buf = appendUint(w.buf, n)
+	w.buf = strconv.AppendUint(w.buf, n, 10)
 	w.buf = append(w.buf, '"')
 }

@@ -3,6 +3,7 @@ package soap
 import (
 	"errors"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/group"
@@ -331,13 +332,13 @@ func AppendDuration(dst []byte, d group.Duration) ([]byte, error) {
 	}
 	dst = append(dst, 'P')
 	if d.Years != 0 {
-		dst = append(appendUint(dst, uint64(d.Years)), 'Y')
+		dst = append(strconv.AppendUint(dst, uint64(d.Years), 10), 'Y')
 	}
 	if d.Months != 0 {
-		dst = append(appendUint(dst, uint64(d.Months)), 'M')
+		dst = append(strconv.AppendUint(dst, uint64(d.Months), 10), 'M')
 	}
 	if d.Days != 0 {
-		dst = append(appendUint(dst, uint64(d.Days)), 'D')
+		dst = append(strconv.AppendUint(dst, uint64(d.Days), 10), 'D')
 	}
 	if d.Clock == 0 && (d.Years != 0 || d.Months != 0 || d.Days != 0) {
 		return dst, nil
@@ -349,15 +350,15 @@ func AppendDuration(dst []byte, d group.Duration) ([]byte, error) {
 	m := c / time.Minute
 	c -= m * time.Minute
 	if h != 0 {
-		dst = append(appendUint(dst, uint64(h)), 'H')
+		dst = append(strconv.AppendUint(dst, uint64(h), 10), 'H')
 	}
 	if m != 0 {
-		dst = append(appendUint(dst, uint64(m)), 'M')
+		dst = append(strconv.AppendUint(dst, uint64(m), 10), 'M')
 	}
 	if c != 0 || (h == 0 && m == 0) {
 		sec := c / time.Second
 		ns := int64(c - sec*time.Second)
-		dst = appendUint(dst, uint64(sec))
+		dst = strconv.AppendUint(dst, uint64(sec), 10)
 		if ns != 0 {
 			var b [10]byte
 			b[0] = '.'
@@ -374,19 +375,4 @@ func AppendDuration(dst []byte, d group.Duration) ([]byte, error) {
 		dst = append(dst, 'S')
 	}
 	return dst, nil
-}
-
-// appendUint appends the decimal form of n.
-func appendUint(dst []byte, n uint64) []byte {
-	if n < 10 {
-		return append(dst, byte('0'+n))
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return append(dst, b[i:]...)
 }

@@ -1,6 +1,10 @@
 package soap
 
-import "github.com/wsrkit/wsrkit/faults"
+import (
+	"strconv"
+
+	"github.com/wsrkit/wsrkit/faults"
+)
 
 // Namespace URIs this package reads and writes (digest §1).
 const (
@@ -76,7 +80,4 @@ func versionOf(ns string) Version {
 	return 0
 }
 
-func itoa(n uint64) string {
-	var b [20]byte
-	return string(appendUint(b[:0], n))
-}
+func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
