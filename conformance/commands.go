@@ -45,6 +45,13 @@ func (h *harness) dispatch(td *testData) error {
 		err = h.cmdRestart(a, td.Cmd == "crash")
 	case "state":
 		err = h.cmdState(a)
+	case "groups":
+		err = h.cmdGroups(a)
+	case "reset":
+		if err = a.done(); err == nil {
+			h.reset()
+			h.printf("reset: no RMP, time T")
+		}
 	default:
 		return fmt.Errorf("unknown command %q", td.Cmd)
 	}

@@ -5,7 +5,9 @@
 //
 // Every scenario runs in three modes that must print the same thing: over
 // store/memstore, over pebble on an in-memory filesystem, and over pebble with
-// a crash and restart after every command (R89–R93). The README section
-// "Conformance scenarios" describes the commands; Main is the command-line
-// entry point behind `wsrkit conform`.
+// a crash and restart after every command (R89–R93). A file may hold
+// several scenarios of one topic, separated by the command reset. The README
+// section "Conformance scenarios" describes the commands (commands.go
+// dispatches them); Main is the command-line entry point behind
+// `wsrkit conform`.
 package conformance

@@ -79,6 +79,13 @@ func (h *harness) close() {
 	}
 }
 
+// reset starts the next scenario of a file afresh: every RMP and its
+// store go, the network forgets what it carries and time is T again.
+func (h *harness) reset() {
+	h.close()
+	*h = *newHarness(h.mode)
+}
+
 // scenarioFiles expands directories into their .txt files, sorted.
 func scenarioFiles(paths []string) ([]string, error) {
 	var out []string

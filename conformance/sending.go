@@ -85,9 +85,16 @@ func (h *harness) cmdSubmit(a *args) error {
 	return nil
 }
 
-// cmdAbort deletes a sending group on the operator's request (D16, R28).
+// cmdAbort deletes a group on the operator's request: a sending group
+// (role=sender, the default: D16, R28), or every generation of a receiving
+// group (role=receiver: gateway DELETE /v1/groups/{id}?role=receiver, D13).
 func (h *harness) cmdAbort(a *args) error {
-	n, err := h.node(a.str("on", "s"))
+	role := a.str("role", "sender")
+	def := "s"
+	if role == "receiver" {
+		def = "r"
+	}
+	n, err := h.node(a.str("on", def))
 	if err != nil {
 		return err
 	}
@@ -95,7 +102,16 @@ func (h *harness) cmdAbort(a *args) error {
 	if err := a.done(); err != nil {
 		return err
 	}
-	n.e.Admin().AbortSending(h.now, g)
+	switch role {
+	case "sender":
+		n.e.Admin().AbortSending(h.now, g)
+	case "receiver":
+		if !n.e.Admin().AbortReceiving(h.now, g) {
+			h.printf("%s: no receiving group %s", n.name, g)
+		}
+	default:
+		return fmt.Errorf("role=%q: want sender or receiver", role)
+	}
 	h.drain(n)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/store"
 )
 
@@ -119,4 +120,49 @@ func (h *harness) generationText(n *node, role group.Role, id group.ID) (string,
 		}
 	}
 	return b.String(), nil
+}
+
+// cmdGroups prints the receiving groups an operator lists (gateway GET
+// /v1/groups?role=receiver): the engine's view, not the store's.
+func (h *harness) cmdGroups(a *args) error {
+	n, err := h.node(a.str("on", "r"))
+	if err != nil {
+		return err
+	}
+	if err := a.done(); err != nil {
+		return err
+	}
+	gs := n.e.Admin().ReceivingGroups()
+	if len(gs) == 0 {
+		h.printf("%s: no receiving group listed", n.name)
+	}
+	for _, g := range gs {
+		h.printf("%s: group %s", n.name, h.groupInfoText(g))
+	}
+	return nil
+}
+
+// groupInfoText renders a listed receiving generation: open or terminated
+// with its rule, received ranges, held count, last number and next timer.
+func (h *harness) groupInfoText(g receiver.GroupInfo) string {
+	s := gid(group.ID{GroupID: g.GroupID, Generation: g.Generation})
+	if g.Terminated {
+		s += " terminated rule=" + g.Rule.String()
+	} else {
+		s += " open"
+	}
+	if g.Singleton {
+		s += " singleton"
+	}
+	if len(g.Ranges) > 0 {
+		s += " received=" + rangesText(g.Ranges)
+	}
+	s += fmt.Sprintf(" held=%d", g.Held)
+	if g.HasLast {
+		s += fmt.Sprintf(" last=%d", g.LastNumber)
+	}
+	if g.HasDeadline {
+		s += " timer=" + h.rel(g.NextDeadline)
+	}
+	return s
 }
