@@ -33,7 +33,6 @@ func runScenario(t *testing.T, sc scenario, restartAt int) (*harness, string) {
 // scenarioTopics lists the scenario tables, one file a topic
 // (scenario_TOPIC_test.go).
 var scenarioTopics = [][]scenario{
-	callbackScenarios,
 	pollScenarios, limitScenarios, operatorScenarios,
 }
 
