@@ -58,9 +58,10 @@ func (h *harness) dispatch(td *testData) error {
 	return err
 }
 
-// endpoint turns a node name into its URL; URLs stay as they are.
+// endpoint turns a node name into its URL; a URI (http://…, mailto:x)
+// stays as it is.
 func endpoint(v string) string {
-	if strings.Contains(v, "://") {
+	if strings.Contains(v, ":") {
 		return v
 	}
 	return "http://" + v + ".test/rmp"
