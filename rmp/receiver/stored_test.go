@@ -3,6 +3,8 @@ package receiver
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/wsrkit/wsrkit/rmp/group"
 )
 
@@ -70,4 +72,23 @@ func TestCallbackBackoffStored_R75(t *testing.T) {
 	if h.r.Stats().PendingCallbacks != 0 {
 		t.Fatalf("callbacks still pending: %+v", h.r.Stats())
 	}
+}
+
+// heldOne holds one early message in the whole receiver (D15).
+var heldOne = Config{MaxHeldPerGroup: 1, MaxHeldTotal: 1}
+
+// TestRefusedOpenRecovers is the sim's minimal reproduction of bug 1: the
+// stored records of a receiver that refused a new group's first message
+// recover, and list only the group that holds something (D15, R91, R94).
+func TestRefusedOpenRecovers(t *testing.T) {
+	h := newHarness(t, heldOne)
+	h.msg(seq("a", 1, ordered))
+	h.msg(seq("b", 1, ordered))
+	require.Len(t, h.r.Groups(), 1)
+	r, err := Recover(heldOne, h.st.scan())
+	require.NoError(t, err)
+	gs := r.Groups()
+	require.Len(t, gs, 1)
+	require.Equal(t, "a", gs[0].GroupID)
+	require.Equal(t, 1, r.Stats().HeldMessages)
 }
