@@ -285,7 +285,6 @@ func single(gid string, opts ...mopt) Message {
 }
 
 func ordered(m *Message) { m.Flags.MessageOrder = true }
-func noAck(m *Message)   { m.Flags.AckRequested = false }
 func noDE(m *Message)    { m.Flags.DuplicateElimination = false }
 func last(m *Message)    { m.Last = true }
 func pollP(m *Message)   { m.Pattern = group.ReplyPoll }
@@ -301,6 +300,7 @@ func idle(d time.Duration) mopt {
 func cb(url string) mopt {
 	return func(m *Message) { m.Pattern, m.ReplyTo = group.ReplyCallback, url }
 }
+func payload(p string) mopt { return func(m *Message) { m.Payload = []byte(p) } }
 
 // deadlineSets records the At of every OpSetDeadline in the Readies that
 // follow (through onReady).
