@@ -30,8 +30,10 @@ func runScenario(t *testing.T, sc scenario, restartAt int) (*harness, string) {
 	return h, strings.Join(h.log, "\n")
 }
 
-// scenarioTopics lists the scenario tables, one file a topic
-// (scenario_TOPIC_test.go).
+// scenarioTopics lists the scenario tables that stay in Go, one file a
+// topic (scenario_TOPIC_test.go): what the text scenarios run in three
+// store modes (conformance/testdata/recv_*.txt) cannot reach, the
+// receiver's own refusals behind soap.Parse and a hand-off in flight.
 var scenarioTopics = [][]scenario{
 	pollScenarios, limitScenarios, operatorScenarios,
 }
