@@ -6,6 +6,7 @@ import (
 	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/outbound"
+	"github.com/wsrkit/wsrkit/rmp/peer"
 )
 
 // Sending groups bound to their destination (#19, under
@@ -34,7 +35,7 @@ type replySource struct {
 
 // learnDestPeer records the identity the destination of an exchange to
 // rawURL presented.
-func (e *Engine) learnDestPeer(rawURL string, p Peer) {
+func (e *Engine) learnDestPeer(rawURL string, p peer.Peer) {
 	if !e.cfg.Receiver.BindGroupsToPeer || p.IsZero() {
 		return
 	}

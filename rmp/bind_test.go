@@ -8,19 +8,20 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/peer"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
 )
 
 var (
-	peerB = Peer{CommonName: "b", URIs: []string{"urn:partner:b"}}
-	peerC = Peer{CommonName: "c", URIs: []string{"urn:partner:c"}}
+	peerB = peer.Peer{CommonName: "b", URIs: []string{"urn:partner:b"}}
+	peerC = peer.Peer{CommonName: "c", URIs: []string{"urn:partner:c"}}
 )
 
 // bindSide is a sending engine with BindGroupsToPeer (bind) and one
 // Callback-pattern message per destination, each POSTed once and
 // answered 202 by a server presenting the given identity.
-func bindSide(t *testing.T, bind bool, dests map[string]Peer) (*side, map[string]sender.MessageRef) {
+func bindSide(t *testing.T, bind bool, dests map[string]peer.Peer) (*side, map[string]sender.MessageRef) {
 	cfg := engineConfig("s1")
 	cfg.Receiver.BindGroupsToPeer, cfg.ReplyTo = bind, "https://s.test/rmp"
 	s := newSide(t, "sender", cfg)
@@ -55,7 +56,7 @@ func replyEnvelope(t *testing.T, ref sender.MessageRef, code faults.Code) []byte
 }
 
 // callback POSTs body to s's endpoint as peer would and returns the answer.
-func (s *side) callback(p Peer, body []byte) Answer {
+func (s *side) callback(p peer.Peer, body []byte) Answer {
 	in := parseInbound(soap.ContentTypeSOAP11, "", body, s.e.cfg.Parse)
 	in.SetPeer(p)
 	s.token++
@@ -72,15 +73,15 @@ func (s *side) callback(p Peer, body []byte) Answer {
 // destination's own callback acknowledges; a group sent over plain http
 // is bound to no one; without the option anyone's reply counts (#19 item 5).
 func TestRepliesBoundToTheDestination(t *testing.T) {
-	dests := map[string]Peer{"https://b.test/rmp": peerB, "https://c.test/rmp": peerC, "http://plain.test/rmp": {}}
+	dests := map[string]peer.Peer{"https://b.test/rmp": peerB, "https://c.test/rmp": peerC, "http://plain.test/rmp": {}}
 	s, refs := bindSide(t, true, dests)
 	toB := refs["https://b.test/rmp"]
 	for _, c := range []struct {
 		name string
-		peer Peer
+		peer peer.Peer
 		code faults.Code
 	}{{"C acks B's group", peerC, 0}, {"C faults B's group", peerC, faults.GroupAborted},
-		{"no identity acks it", Peer{}, 0}, {"a CN-only certificate", Peer{CommonName: "b"}, 0}} {
+		{"no identity acks it", peer.Peer{}, 0}, {"a CN-only certificate", peer.Peer{CommonName: "b"}, 0}} {
 		a := s.callback(c.peer, replyEnvelope(t, toB, c.code))
 		require.Equal(t, http.StatusInternalServerError, a.Status, c.name)
 		require.Contains(t, string(a.Body), "InvalidRequest", c.name)
@@ -123,7 +124,7 @@ func TestRepliesBoundToTheDestination(t *testing.T) {
 // callback is refused (and retried by its sender) until then; the answer
 // to the resend teaches it (#19 item 5).
 func TestRepliesBeforeTheDestinationIsKnown(t *testing.T) {
-	s, refs := bindSide(t, true, map[string]Peer{"https://b.test/rmp": peerB})
+	s, refs := bindSide(t, true, map[string]peer.Peer{"https://b.test/rmp": peerB})
 	toB := refs["https://b.test/rmp"]
 	s.restart()
 	a := s.callback(peerB, replyEnvelope(t, toB, 0))

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/wsrkit/wsrkit/rmp/httpbody"
+	"github.com/wsrkit/wsrkit/rmp/peer"
 )
 
 // ServeHTTP is the RMP endpoint (digest §9): SOAP 1.1 and 1.2 POSTs carrying
@@ -43,7 +44,7 @@ func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (n *Node) ServeInbound(w http.ResponseWriter, r *http.Request, in *Inbound) {
 	defer in.releaseBody()
 	if in.peer.IsZero() {
-		in.peer = PeerFromRequest(r)
+		in.peer = peer.FromRequest(r)
 	}
 	if in.addr == "" {
 		in.addr = clientAddr(r)

@@ -11,6 +11,7 @@ import (
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/httpbody"
 	"github.com/wsrkit/wsrkit/rmp/outbound"
+	"github.com/wsrkit/wsrkit/rmp/peer"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/soap"
 )
@@ -25,8 +26,8 @@ type Inbound struct {
 	parseErr   error
 	payload    []byte // the envelope without its wsrm headers
 	payloadErr error
-	action     string // stored and delivered with the message
-	peer       Peer   // the sender's verified identity (mutual TLS)
+	action     string    // stored and delivered with the message
+	peer       peer.Peer // the sender's verified identity (mutual TLS)
 	// The ReplyTo URLs the driver's outbound.Policy refuses (CheckOutbound).
 	replyToRefused, pollReplyToRefused bool
 	addr                               string         // the sender's IP address (clientAddr), for quotas
@@ -51,11 +52,11 @@ func (in *Inbound) Action() string { return in.action }
 // Peer is the verified identity of the request's sender (mutual TLS); the
 // zero Peer when it presented none. Node.ServeInbound sets it from the
 // request's TLS connection unless SetPeer did.
-func (in *Inbound) Peer() Peer { return in.peer }
+func (in *Inbound) Peer() peer.Peer { return in.peer }
 
 // SetPeer sets the sender's identity, for a driver that authenticated the
 // request itself.
-func (in *Inbound) SetPeer(p Peer) { in.peer = p }
+func (in *Inbound) SetPeer(p peer.Peer) { in.peer = p }
 
 // ParseRequest parses a POST to the RMP endpoint from its headers and body
 // under opts (the engine's Config.Parse): the envelope, and the action of

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/wsrkit/wsrkit/internal/testpki"
 	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/peer"
 	"github.com/wsrkit/wsrkit/soap"
 	"github.com/wsrkit/wsrkit/store/memstore"
 )
@@ -26,8 +27,8 @@ func TestServeInboundTakesThePeerFromTheClientCertificate(t *testing.T) {
 	n, err := Open(nodeConfig("r", memstore.New(memstore.Options{}), newCollector()))
 	require.NoError(t, err)
 	defer n.Close(context.Background())
-	peers := make(chan Peer, 1)
-	var preset *Peer
+	peers := make(chan peer.Peer, 1)
+	var preset *peer.Peer
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		in := ParseRequest(r.Header, body, soap.ParseOptions{})
@@ -49,7 +50,7 @@ func TestServeInboundTakesThePeerFromTheClientCertificate(t *testing.T) {
 		Flags:        group.Flags{AckRequested: true},
 	}, []byte(`<p:b xmlns:p="urn:p"/>`))
 	require.NoError(t, err)
-	post := func(leaf *testpki.Leaf) Peer {
+	post := func(leaf *testpki.Leaf) peer.Peer {
 		cl := &http.Client{Transport: &http.Transport{TLSClientConfig: testpki.ClientConfig(ca.Pool(), leaf)}}
 		resp, err := cl.Post(srv.URL, soap.ContentTypeSOAP11, bytes.NewReader(env))
 		require.NoError(t, err)
@@ -58,15 +59,15 @@ func TestServeInboundTakesThePeerFromTheClientCertificate(t *testing.T) {
 		return <-peers
 	}
 	p := post(ca.Client(t, "partner-a", "spiffe://wsrkit.test/partner-a", "urn:partner:a"))
-	require.Equal(t, Peer{CommonName: "partner-a", URIs: []string{"spiffe://wsrkit.test/partner-a", "urn:partner:a"}}, p)
+	require.Equal(t, peer.Peer{CommonName: "partner-a", URIs: []string{"spiffe://wsrkit.test/partner-a", "urn:partner:a"}}, p)
 	require.Equal(t, "spiffe://wsrkit.test/partner-a", p.ID())
 	p = post(ca.Server(t, "gw-b"))
 	require.Equal(t, []string{"localhost"}, p.DNSNames)
 	require.Equal(t, "dns:localhost", p.ID())
-	require.Equal(t, "CN=only", Peer{CommonName: "only"}.ID())
+	require.Equal(t, "CN=only", peer.Peer{CommonName: "only"}.ID())
 	p = post(nil)
 	require.True(t, p.IsZero())
 	require.Equal(t, "", p.ID())
-	preset = &Peer{URIs: []string{"urn:routed-by-router"}}
+	preset = &peer.Peer{URIs: []string{"urn:routed-by-router"}}
 	require.Equal(t, *preset, post(ca.Client(t, "partner-a")))
 }

@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/http"
 
+	"github.com/wsrkit/wsrkit/rmp/peer"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 )
 
@@ -11,7 +12,7 @@ import (
 // RMP's per-peer bounds (receiver.Config.MaxGroupsPerPeer, #18): its
 // verified identity under mutual TLS (Peer.ID), else its IP address, so
 // that one host's connections count together; "" when neither is known.
-func quotaPeer(p Peer, addr string) string {
+func quotaPeer(p peer.Peer, addr string) string {
 	if id := p.ID(); id != "" {
 		return receiver.VerifiedPeerPrefix + id // binds groups (BindGroupsToPeer)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/wsrkit/wsrkit/rmp/peer"
 	"github.com/wsrkit/wsrkit/soap"
 	"github.com/wsrkit/wsrkit/store/memstore"
 )
@@ -20,13 +21,13 @@ import (
 func TestQuotaPeer(t *testing.T) {
 	r := httptest.NewRequest(http.MethodPost, "/rmp", nil)
 	r.RemoteAddr = "10.1.2.3:5555"
-	require.Equal(t, "ip:10.1.2.3", quotaPeer(PeerFromRequest(r), clientAddr(r)))
+	require.Equal(t, "ip:10.1.2.3", quotaPeer(peer.FromRequest(r), clientAddr(r)))
 	r.RemoteAddr = "[::1]:80"
-	require.Equal(t, "ip:::1", quotaPeer(PeerFromRequest(r), clientAddr(r)))
+	require.Equal(t, "ip:::1", quotaPeer(peer.FromRequest(r), clientAddr(r)))
 	cert := &x509.Certificate{Subject: pkix.Name{CommonName: "client-a", Organization: []string{"Example"}}}
 	r.TLS = &tls.ConnectionState{VerifiedChains: [][]*x509.Certificate{{cert}}}
-	require.Equal(t, "tls:CN=client-a", quotaPeer(PeerFromRequest(r), clientAddr(r)), "a verified client certificate names the peer, whatever its address")
-	require.Equal(t, "", quotaPeer(Peer{}, ""))
+	require.Equal(t, "tls:CN=client-a", quotaPeer(peer.FromRequest(r), clientAddr(r)), "a verified client certificate names the peer, whatever its address")
+	require.Equal(t, "", quotaPeer(peer.Peer{}, ""))
 }
 
 func TestNodeBoundsOpenGroupsPerClientAddress(t *testing.T) {

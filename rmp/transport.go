@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/wsrkit/wsrkit/rmp/outbound"
+	"github.com/wsrkit/wsrkit/rmp/peer"
 	"github.com/wsrkit/wsrkit/soap"
 )
 
@@ -38,7 +39,7 @@ type PostResult struct {
 	// peer is the identity of the server certificate HTTPTransport
 	// verified for an https:// exchange (PeerFromTLS); the zero Peer
 	// otherwise (bind.go learns it).
-	peer Peer
+	peer peer.Peer
 
 	// reply is Body parsed by WithParsedReply, business its business
 	// response (R73); parsed says they were.
@@ -190,5 +191,5 @@ func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
 	if int64(len(body)) > t.cfg.MaxResponseBytes {
 		return PostResult{}, errResponseTooLarge
 	}
-	return PostResult{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: body, peer: PeerFromTLS(resp.TLS)}, nil
+	return PostResult{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: body, peer: peer.FromTLS(resp.TLS)}, nil
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/wsrkit/wsrkit/internal/testtool"
-	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/peer"
 )
 
 // readmePKI returns the README's openssl commands of "Deploying on a
@@ -51,7 +51,7 @@ func TestREADMEMutualTLSSetup(t *testing.T) {
 	for _, gw := range []string{"gw-a", "gw-b"} {
 		leaf := verifiesBothWays(t, roots, dir, gw)
 		cs := &tls.ConnectionState{VerifiedChains: [][]*x509.Certificate{{leaf}}}
-		require.Equal(t, "urn:partner:"+gw, rmp.PeerFromTLS(cs).ID())
+		require.Equal(t, "urn:partner:"+gw, peer.FromTLS(cs).ID())
 	}
 	token, err := os.ReadFile(file("admin.token"))
 	require.NoError(t, err)

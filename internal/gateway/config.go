@@ -154,7 +154,7 @@ type Config struct {
 	// TLS on the listener (README "Deploying on a network"): PEM files,
 	// re-read on SIGHUP and when they change. TLSClientAuth is none,
 	// request or require ("" = require with TLSClientCA, else none); the
-	// verified client identity is the peer identity (rmp.Peer).
+	// verified client identity is the peer identity (peer.Peer).
 	TLSCert, TLSKey string
 	TLSClientCA     string
 	TLSClientAuth   string

@@ -22,6 +22,7 @@ import (
 
 	"github.com/wsrkit/wsrkit/rmp"
 	"github.com/wsrkit/wsrkit/rmp/httpbody"
+	"github.com/wsrkit/wsrkit/rmp/peer"
 )
 
 // Instances of -store etcd forward requests to the holder of a shard
@@ -36,7 +37,7 @@ import (
 // Headers of a forwarded request besides HeaderForwardedBy.
 const (
 	// HeaderForwardedPeer is the original sender's verified identity
-	// (rmp.Peer as JSON); absent when it presented none.
+	// (peer.Peer as JSON); absent when it presented none.
 	HeaderForwardedPeer = "WSRKit-Forwarded-Peer"
 	// HeaderForwardedFor is the original sender's IP address.
 	HeaderForwardedFor = "WSRKit-Forwarded-For"
@@ -153,7 +154,7 @@ func verifyChain(chain []*x509.Certificate, roots *x509.CertPool) error {
 // the sender of orig, and signs it with the cluster secret when there is one.
 func (a *clusterAuth) sign(req *http.Request, orig *http.Request, node string, body []byte, now time.Time) {
 	req.Header.Set(HeaderForwardedBy, node)
-	if p := rmp.PeerFromRequest(orig); !p.IsZero() {
+	if p := peer.FromRequest(orig); !p.IsZero() {
 		b, _ := json.Marshal(p)
 		req.Header.Set(HeaderForwardedPeer, string(b))
 	}
@@ -190,7 +191,7 @@ type forwarded struct {
 	// addr are the original sender's; else (no -cluster-ca nor secret,
 	// loopback only) they are unknown.
 	authenticated bool
-	peer          rmp.Peer
+	peer          peer.Peer
 	addr          string
 }
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/peer"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 )
 
@@ -19,7 +19,7 @@ import (
 //	# comment
 //	<identity> <prefix>[,<prefix>…]
 //
-// The identity is the verified client certificate's rmp.Peer ID (its first
+// The identity is the verified client certificate's peer.Peer ID (its first
 // SAN URI, else "dns:" and its first DNS name, else "CN=" and its CN); it
 // is everything before the line's last field, so a CN may hold spaces.
 // The last field lists the prefixes, comma-separated; "*" allows every
@@ -132,9 +132,9 @@ func (a *peerAllow) allowGroup(peer, groupID string) bool {
 // carries once authenticated (forwardGate), never by the instance's.
 func (a *peerAllow) guard(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := rmp.PeerFromRequest(r)
+		p := peer.FromRequest(r)
 		if f := forwardedOf(r); f != nil {
-			p = rmp.Peer{}
+			p = peer.Peer{}
 			if f.authenticated {
 				p = f.peer
 			}

@@ -20,8 +20,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/internal/testpki"
-	"github.com/wsrkit/wsrkit/rmp"
 	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/peer"
 	"github.com/wsrkit/wsrkit/soap"
 )
 
@@ -139,7 +139,7 @@ func (d *deliveriesSink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer d.mu.Unlock()
 	gid := r.Header.Get("WSRKit-Group-Id")
 	d.got[gid] = append(d.got[gid], r.Header.Get("WSRKit-Sequence-Number"))
-	d.peer = append(d.peer, rmp.PeerFromRequest(r).ID())
+	d.peer = append(d.peer, peer.FromRequest(r).ID())
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -75,7 +75,7 @@ type Leaf struct {
 
 // Server issues a server certificate for 127.0.0.1, ::1 and localhost,
 // with subject CN cn and the SAN URIs uris (which come first in its
-// rmp.Peer identity, so that two loopback gateways differ); it is good for
+// peer.Peer identity, so that two loopback gateways differ); it is good for
 // client authentication too.
 func (ca *CA) Server(t testing.TB, cn string, uris ...string) *Leaf {
 	t.Helper()

@@ -1,4 +1,8 @@
-package rmp
+// Package peer is the verified identity of the other end of an RMP's HTTP
+// exchanges under mutual TLS: the client that sent an inbound request, or
+// the server an outbound POST reached. The engine binds groups to it and
+// counts per-peer quotas by it.
+package peer
 
 import (
 	"crypto/tls"
@@ -10,18 +14,18 @@ import (
 // the subject CN and SAN URIs and DNS names of the client certificate it
 // presented under mutual TLS. The zero Peer is a sender that presented no
 // verified certificate. The HTTP layer hands it to the engine with each
-// request (Inbound.Peer); per-peer decisions key on ID.
+// request (rmp.Inbound); per-peer decisions key on ID.
 type Peer struct {
 	CommonName string
 	URIs       []string
 	DNSNames   []string
 }
 
-// PeerFromTLS is the identity of the certificate a TLS connection's other
+// FromTLS is the identity of the certificate a TLS connection's other
 // end presented and this end verified: the client's on a server (against
-// its client CAs), the server's on a client (HTTPTransport); the zero
+// its client CAs), the server's on a client (an outbound POST); the zero
 // Peer without TLS, without a certificate, or when it was not verified.
-func PeerFromTLS(cs *tls.ConnectionState) Peer {
+func FromTLS(cs *tls.ConnectionState) Peer {
 	if cs == nil || len(cs.VerifiedChains) == 0 || len(cs.VerifiedChains[0]) == 0 {
 		return Peer{}
 	}
@@ -33,8 +37,8 @@ func PeerFromTLS(cs *tls.ConnectionState) Peer {
 	return p
 }
 
-// PeerFromRequest is PeerFromTLS of the request's connection.
-func PeerFromRequest(r *http.Request) Peer { return PeerFromTLS(r.TLS) }
+// FromRequest is FromTLS of the request's connection.
+func FromRequest(r *http.Request) Peer { return FromTLS(r.TLS) }
 
 // IsZero reports whether p names no one (no verified certificate).
 func (p Peer) IsZero() bool {
