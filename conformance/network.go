@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 )
 
 // flight is one POST on the scripted network.
@@ -85,7 +86,7 @@ func (h *harness) pump() {
 		switch action {
 		case "drop":
 			h.printf("net: lost request")
-			h.result(f, rmp.PostResult{}, errLost)
+			h.result(f, outbound.PostResult{}, errLost)
 		case "hold", "delay":
 			h.net.seq++
 			f.seq = h.net.seq
@@ -135,14 +136,14 @@ func (h *harness) deliver(f flight, action string) {
 	}
 	if action == "drop-reply" {
 		h.printf("net: lost response")
-		h.result(f, rmp.PostResult{}, errLost)
+		h.result(f, outbound.PostResult{}, errLost)
 		return
 	}
-	h.result(f, rmp.PostResult{Status: a.Status, ContentType: a.ContentType, Body: a.Body}, nil)
+	h.result(f, outbound.PostResult{Status: a.Status, ContentType: a.ContentType, Body: a.Body}, nil)
 }
 
 // result reports a POST's fate to the node that sent it.
-func (h *harness) result(f flight, res rmp.PostResult, err error) {
+func (h *harness) result(f flight, res outbound.PostResult, err error) {
 	n, ok := h.nodes[f.from]
 	if !ok {
 		return

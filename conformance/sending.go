@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
 )
@@ -143,10 +144,10 @@ func (h *harness) cmdRespond(a *args, input string) error {
 		h.net.remote = h.net.remote[1:]
 		h.printf("net: responding to %s from %s", h.outboundText(f.out), f.from)
 		if lost {
-			h.result(f, rmp.PostResult{}, errLost)
+			h.result(f, outbound.PostResult{}, errLost)
 			continue
 		}
-		res := rmp.PostResult{Status: status}
+		res := outbound.PostResult{Status: status}
 		if len(entries) > 0 {
 			body, err := replyEnvelope(v, entries)
 			if err != nil {

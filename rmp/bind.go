@@ -108,14 +108,14 @@ func foreignReplyFault() *faults.Fault {
 // rendered the POST for (else, for a driver that built the ref itself,
 // the message's group's destination) and the identity its server
 // presented, which is learnt for that destination first.
-func (e *Engine) answerSource(ref OutboundRef, res PostResult) replySource {
+func (e *Engine) answerSource(ref OutboundRef, res outbound.PostResult) replySource {
 	to := ref.to
 	if to == "" && ref.Kind == OutMessage {
 		if g, ok := e.send.Group(ref.Message.GroupID); ok {
 			to = g.To
 		}
 	}
-	e.learnDestPeer(to, res.peer)
+	e.learnDestPeer(to, res.Peer)
 	o, _ := tlsOrigin(to)
-	return replySource{origin: o, peer: res.peer.ID()}
+	return replySource{origin: o, peer: res.Peer.ID()}
 }

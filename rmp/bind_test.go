@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/peer"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
@@ -38,7 +39,7 @@ func bindSide(t *testing.T, bind bool, dests map[string]peer.Peer) (*side, map[s
 		refs[to] = ref
 		s.drain(epoch)
 		require.Len(t, s.sends, 1)
-		s.e.SendResult(epoch, s.sends[0].Ref, PostResult{Status: http.StatusAccepted, peer: p}, nil)
+		s.e.SendResult(epoch, s.sends[0].Ref, outbound.PostResult{Status: http.StatusAccepted, Peer: p}, nil)
 		s.sends = nil
 		s.drain(epoch)
 	}
@@ -99,7 +100,7 @@ func TestRepliesBoundToTheDestination(t *testing.T) {
 	body, err := soap.AppendEnvelope(nil, soap.SOAP11, soap.Headers{Response: both}, faults.Extended, nil)
 	require.NoError(t, err)
 	ref := OutboundRef{Kind: OutMessage, Message: toC, to: "https://c.test/rmp"}
-	s.e.SendResult(epoch, ref, PostResult{Status: 200, ContentType: soap.ContentTypeSOAP11, Body: body, peer: peerC}, nil)
+	s.e.SendResult(epoch, ref, outbound.PostResult{Status: 200, ContentType: soap.ContentTypeSOAP11, Body: body, Peer: peerC}, nil)
 	s.drain(epoch)
 	require.Equal(t, []string{"0 acknowledged"}, s.outcomes, "C's ack of its own group only")
 	require.Equal(t, uint64(5), s.e.metrics.ForeignPeerReplies)
@@ -133,7 +134,7 @@ func TestRepliesBeforeTheDestinationIsKnown(t *testing.T) {
 	s.e.Tick(later)
 	s.drain(later)
 	require.Len(t, s.sends, 1, "the resend")
-	s.e.SendResult(later, s.sends[0].Ref, PostResult{Status: http.StatusAccepted, peer: peerB}, nil)
+	s.e.SendResult(later, s.sends[0].Ref, outbound.PostResult{Status: http.StatusAccepted, Peer: peerB}, nil)
 	s.drain(later)
 	a = s.callback(peerB, replyEnvelope(t, toB, 0))
 	require.Equal(t, http.StatusAccepted, a.Status)

@@ -5,9 +5,10 @@
 //
 // What only some embedders need lives beside it: rmp/admin, the management
 // views, operator aborts and counters (Node.Admin, Engine.Admin);
-// rmp/outbound, the policy for URLs peers chose and the HTTP client
-// settings; rmp/httpbody, reading request bodies within limits; rmp/peer,
-// the verified identity of a mutual-TLS peer (Inbound.SetPeer).
+// rmp/outbound, the HTTP transport (NodeConfig.Transport), the policy for
+// URLs peers chose and the HTTP client settings; rmp/httpbody, reading
+// request bodies within limits; rmp/peer, the verified identity of a
+// mutual-TLS peer (Inbound.SetPeer).
 //
 // # Two layers
 //

@@ -397,13 +397,13 @@ func latePollRuns(groups int) []latePolls {
 // pollCounter is the sender's Transport counting its PollRequests and
 // their bytes, request and response (#23).
 type pollCounter struct {
-	next         rmp.Transport
+	next         outbound.Transport
 	polls, bytes atomic.Int64
 }
 
 var pollRequestTag = []byte("PollRequest")
 
-func (c *pollCounter) Do(ctx context.Context, p rmp.Post) (rmp.PostResult, error) {
+func (c *pollCounter) Do(ctx context.Context, p outbound.Post) (outbound.PostResult, error) {
 	res, err := c.next.Do(ctx, p)
 	if bytes.Contains(p.Body, pollRequestTag) {
 		c.polls.Add(1)
@@ -444,7 +444,7 @@ func newE2ERig(b *testing.B, kind string, groups int, outcomes rmp.OutcomeHandle
 	}
 	b.Cleanup(srv.Close)
 	r.url = srv.URL
-	r.polls = &pollCounter{next: rmp.NewHTTPTransport(tc)}
+	r.polls = &pollCounter{next: outbound.NewHTTPTransport(tc)}
 	// Loopback destinations allowed for submissions too (#18's policy).
 	cfg := rmp.NodeConfig{Store: r.sst, Outcomes: outcomes, Transport: r.polls, Outbound: *tc.Policy}
 	cfg.Engine.Sender.InstanceID = "bench"

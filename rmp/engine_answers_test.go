@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/wsrkit/wsrkit/rmp/admin"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
 )
@@ -27,7 +28,7 @@ func TestEngineBusinessFaultRidesOnTheAck(t *testing.T) {
 			got = o.Response
 		}
 	}
-	s.e.SendResult(epoch, o.Ref, PostResult{Status: a.Status, ContentType: a.ContentType, Body: a.Body}, nil)
+	s.e.SendResult(epoch, o.Ref, outbound.PostResult{Status: a.Status, ContentType: a.ContentType, Body: a.Body}, nil)
 	s.drain(epoch)
 	require.Equal(t, []string{"0 acknowledged"}, s.outcomes)
 	code, ok := soap.BusinessFault(soap.SOAP11, got)
@@ -77,7 +78,7 @@ func TestEngineNonRMPPeer(t *testing.T) {
 	ref, err := s.e.Submit(epoch, submission("", 0, false))
 	require.NoError(t, err)
 	s.drain(epoch)
-	s.e.SendResult(epoch, s.sends[0].Ref, PostResult{Status: 500, ContentType: soap.ContentTypeSOAP11, Body: []byte(mustUnderstand)}, nil)
+	s.e.SendResult(epoch, s.sends[0].Ref, outbound.PostResult{Status: 500, ContentType: soap.ContentTypeSOAP11, Body: []byte(mustUnderstand)}, nil)
 	s.drain(epoch)
 	require.Equal(t, []string{"- failed fault-received"}, s.outcomes)
 	require.Equal(t, "MustUnderstand", fault)
@@ -86,7 +87,7 @@ func TestEngineNonRMPPeer(t *testing.T) {
 	ref, err = s.e.Submit(epoch, submission("", 1, false))
 	require.NoError(t, err)
 	s.drain(epoch)
-	s.e.SendResult(epoch, s.sends[0].Ref, PostResult{Status: 200, ContentType: soap.ContentTypeSOAP11, Body: []byte(plain)}, nil)
+	s.e.SendResult(epoch, s.sends[0].Ref, outbound.PostResult{Status: 200, ContentType: soap.ContentTypeSOAP11, Body: []byte(plain)}, nil)
 	s.drain(epoch)
 	require.Empty(t, s.outcomes)
 	v, ok := admin.Message(s.e.Admin(), ref)

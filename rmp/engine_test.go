@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
@@ -107,7 +108,7 @@ func link(now time.Time, s, r *side, drop func(i int, o Outbound) bool) int {
 	s.sends = nil
 	for i, o := range sends {
 		if drop != nil && drop(i, o) {
-			s.e.SendResult(now, o.Ref, PostResult{}, fmt.Errorf("dropped"))
+			s.e.SendResult(now, o.Ref, outbound.PostResult{}, fmt.Errorf("dropped"))
 			continue
 		}
 		r.token++
@@ -116,7 +117,7 @@ func link(now time.Time, s, r *side, drop func(i int, o Outbound) bool) int {
 		r.drain(now)
 		a, ok := r.answers[tok]
 		require.True(s.t, ok, "no answer for token %d", tok)
-		s.e.SendResult(now, o.Ref, PostResult{Status: a.Status, ContentType: a.ContentType, Body: a.Body}, nil)
+		s.e.SendResult(now, o.Ref, outbound.PostResult{Status: a.Status, ContentType: a.ContentType, Body: a.Body}, nil)
 	}
 	s.drain(now)
 	return len(sends)
@@ -385,7 +386,7 @@ func TestEngineSendResultParsedByDriver(t *testing.T) {
 	r := newSide(t, "receiver", engineConfig("r1"))
 	now := epoch
 	_, o, a := submitOne(t, now, s, r)
-	res := PostResult{Status: a.Status, ContentType: a.ContentType, Body: a.Body}.WithParsedReply(s.e.cfg.Parse)
+	res := outbound.PostResult{Status: a.Status, ContentType: a.ContentType, Body: a.Body}.WithParsedReply(s.e.cfg.Parse)
 	res.Body = []byte("not an envelope")
 	s.e.SendResult(now, o.Ref, res, nil)
 	s.drain(now)
@@ -408,7 +409,7 @@ func TestEngineOutcomeCarriesBusinessResponse(t *testing.T) {
 			got = o.Response
 		}
 	}
-	s.e.SendResult(now, o.Ref, PostResult{Status: a.Status, ContentType: a.ContentType, Body: a.Body}, nil)
+	s.e.SendResult(now, o.Ref, outbound.PostResult{Status: a.Status, ContentType: a.ContentType, Body: a.Body}, nil)
 	s.drain(now)
 	require.Equal(t, []string{"0 acknowledged"}, s.outcomes)
 	require.Contains(t, string(got), ">12.5</q:Price>")

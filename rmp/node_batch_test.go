@@ -24,7 +24,7 @@ var batchMarker = regexp.MustCompile(`<p>m\d+</p>`)
 // message was not stored before it left (R21).
 type commitLog struct {
 	store.Store
-	next     Transport
+	next     outbound.Transport
 	mu       sync.Mutex
 	applies  int
 	storedIn map[string]int
@@ -48,7 +48,7 @@ func (c *commitLog) Apply(batch []group.Mutation) error {
 	return nil
 }
 
-func (c *commitLog) Do(ctx context.Context, p Post) (PostResult, error) {
+func (c *commitLog) Do(ctx context.Context, p outbound.Post) (outbound.PostResult, error) {
 	c.mu.Lock()
 	for _, mk := range batchMarker.FindAll(p.Body, -1) {
 		if _, ok := c.storedIn[string(mk)]; !ok {
@@ -71,7 +71,7 @@ func TestNodeSubmitBatchOneCommitInOrder(t *testing.T) {
 	defer rn.Close(context.Background())
 
 	sc := newCollector()
-	log := &commitLog{Store: memstore.New(memstore.Options{}), next: NewHTTPTransport(outbound.Config{Policy: &loopbackOnly}),
+	log := &commitLog{Store: memstore.New(memstore.Options{}), next: outbound.NewHTTPTransport(outbound.Config{Policy: &loopbackOnly}),
 		storedIn: map[string]int{}}
 	cfg := nodeConfig("s", log, sc)
 	cfg.Transport = log

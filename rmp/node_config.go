@@ -22,9 +22,9 @@ type NodeConfig struct {
 	Engine Config
 	// Store holds the engine's state; the Node closes it on Close.
 	Store store.Store
-	// Transport sends POSTs; default NewHTTPTransport with its defaults
-	// and Outbound.
-	Transport Transport
+	// Transport sends POSTs; default outbound.NewHTTPTransport with its
+	// defaults and Outbound.
+	Transport outbound.Transport
 	// Outbound decides which addresses the node calls at URLs that peers
 	// and producers chose: a refused Callback ReplyTo is answered
 	// InvalidReplyPattern, a refused PollRequest ReplyTo
@@ -96,7 +96,7 @@ type NodeConfig struct {
 func (cfg *NodeConfig) withDefaults() error {
 	if cfg.Transport == nil {
 		pol := cfg.Outbound
-		cfg.Transport = NewHTTPTransport(outbound.Config{Policy: &pol})
+		cfg.Transport = outbound.NewHTTPTransport(outbound.Config{Policy: &pol})
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = RealClock()

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/admin"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 )
@@ -76,7 +77,7 @@ func (in refusedInput) apply(e *Engine, now time.Time) { e.DeliveryFailed(now, i
 // sentInput is the result of one POST.
 type sentInput struct {
 	ref OutboundRef
-	res PostResult
+	res outbound.PostResult
 	err error
 }
 

@@ -27,11 +27,11 @@ type recordingTransport struct {
 	urls []string
 }
 
-func (r *recordingTransport) Do(_ context.Context, p Post) (PostResult, error) {
+func (r *recordingTransport) Do(_ context.Context, p outbound.Post) (outbound.PostResult, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.urls = append(r.urls, p.URL)
-	return PostResult{}, errors.New("recordingTransport: not sent")
+	return outbound.PostResult{}, errors.New("recordingTransport: not sent")
 }
 
 func (r *recordingTransport) posted() []string {

@@ -518,9 +518,9 @@ func TestNodeLazyCommits(t *testing.T) {
 // parkedTransport holds every POST until its context ends.
 type parkedTransport struct{}
 
-func (parkedTransport) Do(ctx context.Context, _ Post) (PostResult, error) {
+func (parkedTransport) Do(ctx context.Context, _ outbound.Post) (outbound.PostResult, error) {
 	<-ctx.Done()
-	return PostResult{}, ctx.Err()
+	return outbound.PostResult{}, ctx.Err()
 }
 
 // A busy node (CommitSiblings exchanges in progress) lets a synced commit

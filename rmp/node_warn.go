@@ -34,13 +34,14 @@ func (w *noAckWarnings) first(groupID string) bool {
 }
 
 // warnNoAck logs o's failure to bring an ack when it is its group's first.
-func (n *Node) warnNoAck(o Outbound, res PostResult, err error) {
+func (n *Node) warnNoAck(o Outbound, res outbound.PostResult, err error) {
 	if o.Ref.Kind != OutMessage {
 		return
 	}
 	// The same classification the engine applies (noAck); res was parsed
-	// by send (WithParsedReply).
-	tr, ok := noAck(res, res.reply, err)
+	// by send (outbound.PostResult.WithParsedReply).
+	env, _, _ := res.ParsedReply()
+	tr, ok := noAck(res, env, err)
 	if !ok || !n.noAck.first(o.Ref.Message.GroupID) {
 		return
 	}

@@ -1,7 +1,6 @@
 package rmp
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"time"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
@@ -41,7 +41,7 @@ func (e *Engine) addReceiver(rd receiver.Ready) {
 		}
 		e.rd.Sends = append(e.rd.Sends, Outbound{
 			Ref:  OutboundRef{Kind: OutCallback, Callback: cb.ID},
-			Post: Post{URL: cb.URL, ContentType: soap.ContentType(v, ""), SOAP11: v == soap.SOAP11, Body: b},
+			Post: outbound.Post{URL: cb.URL, ContentType: soap.ContentType(v, ""), SOAP11: v == soap.SOAP11, Body: b},
 		})
 	}
 	for i := range rd.Events {
@@ -87,7 +87,7 @@ func (e *Engine) addSender(rd sender.Ready) {
 		}
 		e.rd.Sends = append(e.rd.Sends, Outbound{
 			Ref:  OutboundRef{Kind: OutPoll, Poll: p.ID, to: p.To},
-			Post: Post{URL: p.To, ContentType: soap.ContentType(v, ""), SOAP11: v == soap.SOAP11, Body: b},
+			Post: outbound.Post{URL: p.To, ContentType: soap.ContentType(v, ""), SOAP11: v == soap.SOAP11, Body: b},
 		})
 	}
 	for _, o := range rd.Notify {
@@ -116,10 +116,10 @@ func decodePayload(p []byte) (soap.Version, []byte, error) {
 	return soap.Version(p[0]), p[1:], nil
 }
 
-func (e *Engine) renderMessage(t *sender.Transmission) (Post, error) {
+func (e *Engine) renderMessage(t *sender.Transmission) (outbound.Post, error) {
 	v, body, err := decodePayload(t.Payload)
 	if err != nil {
-		return Post{}, err
+		return outbound.Post{}, err
 	}
 	h := t.Header
 	req := &soap.Request{
@@ -137,9 +137,9 @@ func (e *Engine) renderMessage(t *sender.Transmission) (Post, error) {
 	// The headers take well under 1 KiB beside the body: one allocation.
 	b, err := soap.AppendRequestEnvelope(make([]byte, 0, len(body)+len(h.GroupID)+len(h.ReplyTo)+1024), v, req, body)
 	if err != nil {
-		return Post{}, fmt.Errorf("rmp: render %s: %w", h.GroupID, err)
+		return outbound.Post{}, fmt.Errorf("rmp: render %s: %w", h.GroupID, err)
 	}
-	return Post{URL: t.To, ContentType: soap.ContentType(v, t.Action), SOAP11: v == soap.SOAP11, SOAPAction: t.Action, Body: b}, nil
+	return outbound.Post{URL: t.To, ContentType: soap.ContentType(v, t.Action), SOAP11: v == soap.SOAP11, SOAPAction: t.Action, Body: b}, nil
 }
 
 // flushFailures reports renderings that failed as failed exchanges, after
@@ -162,7 +162,7 @@ func (e *Engine) flushFailures(now time.Time) {
 
 // SendResult reports what became of an Outbound: the response, or err when
 // no HTTP response arrived.
-func (e *Engine) SendResult(now time.Time, ref OutboundRef, res PostResult, err error) {
+func (e *Engine) SendResult(now time.Time, ref OutboundRef, res outbound.PostResult, err error) {
 	var src replySource
 	if err == nil && ref.Kind != OutCallback {
 		src = e.answerSource(ref, res)
@@ -186,12 +186,13 @@ func (e *Engine) SendResult(now time.Time, ref OutboundRef, res PostResult, err 
 }
 
 // parseReply is res's envelope and business response, parsed now unless
-// the driver did it already (WithParsedReply).
-func (e *Engine) parseReply(res PostResult) (*soap.Envelope, []byte) {
-	if !res.parsed {
-		res = res.WithParsedReply(e.cfg.Parse)
+// the driver did it already (outbound.PostResult.WithParsedReply).
+func (e *Engine) parseReply(res outbound.PostResult) (*soap.Envelope, []byte) {
+	env, business, ok := res.ParsedReply()
+	if !ok {
+		env, business, _ = res.WithParsedReply(e.cfg.Parse).ParsedReply()
 	}
-	return res.reply, res.business
+	return env, business
 }
 
 // messageResult applies the HTTP response to a reliable message: an ack or
@@ -200,7 +201,7 @@ func (e *Engine) parseReply(res PostResult) (*soap.Envelope, []byte) {
 // cannot take such a request (soap.FinalFault: it is not an RMP, D7);
 // anything else is no ack (R36), with a detail saying what came back. src
 // is where the answer came from (bindReplies).
-func (e *Engine) messageResult(now time.Time, ref OutboundRef, res PostResult, err error, src replySource) {
+func (e *Engine) messageResult(now time.Time, ref OutboundRef, res outbound.PostResult, err error, src replySource) {
 	var env *soap.Envelope
 	var body []byte
 	if err == nil {
@@ -229,7 +230,7 @@ func (e *Engine) messageResult(now time.Time, ref OutboundRef, res PostResult, e
 // records for it (R36: no ack; a SOAP-level refusal is final, D7), with a
 // detail for operators. It reports false for an answer that carries one.
 // The engine applies it; the Node logs its detail (warnNoAck).
-func noAck(res PostResult, env *soap.Envelope, err error) (sender.TransportResult, bool) {
+func noAck(res outbound.PostResult, env *soap.Envelope, err error) (sender.TransportResult, bool) {
 	switch {
 	case err != nil:
 		return sender.TransportResult{Kind: sender.TransportConnectionFailed, Detail: err.Error()}, true
@@ -267,19 +268,6 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
-}
-
-// businessResponse is the SOAP Body content of an answer that carries an
-// RM-Reply (R73), or nil when the Body holds nothing but white space.
-func businessResponse(env *soap.Envelope) []byte {
-	if env.Body == nil || len(env.Body.Child) == 0 {
-		return nil
-	}
-	b := env.BodyContent()
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil
-	}
-	return b
 }
 
 func faultEntry(m sender.MessageRef, c faults.Code) group.Reply {

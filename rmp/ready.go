@@ -3,6 +3,7 @@ package rmp
 import (
 	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/soap"
@@ -112,7 +113,7 @@ type OutboundRef struct {
 // Outbound is one POST to make.
 type Outbound struct {
 	Ref  OutboundRef
-	Post Post
+	Post outbound.Post
 }
 
 // Delivery is a message for the consumer: the envelope as received, with

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wsrkit/wsrkit/rmp"
 	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/soap"
 	"github.com/wsrkit/wsrkit/store/memstore"
 	"github.com/wsrkit/wsrkit/store/pebblestore"
@@ -59,7 +60,7 @@ func (l *engineLink) settle(tb testing.TB) {
 			if ans == nil || ans.Status != 200 {
 				tb.Fatalf("no 200 answer to %v: %+v", out.Ref, ans)
 			}
-			l.s.SendResult(scaleNow, out.Ref, rmp.PostResult{Status: ans.Status, ContentType: ans.ContentType, Body: ans.Body}, nil)
+			l.s.SendResult(scaleNow, out.Ref, outbound.PostResult{Status: ans.Status, ContentType: ans.ContentType, Body: ans.Body}, nil)
 		}
 	}
 }

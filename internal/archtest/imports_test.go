@@ -72,7 +72,7 @@ func effectStd(path string) bool {
 }
 
 // layer orders the module: non-test code imports only packages of a lower
-// layer (pure core → soap → store → rmp → drivers → gateway → cmd), and
+// layer (pure core → soap → outbound calls → store → rmp → drivers → gateway → cmd), and
 // test-support packages only where its rule names them.
 type layer int
 
@@ -81,6 +81,7 @@ const (
 	base                   // vocabulary: standard library and the fault codes
 	core                   // the pure state machines
 	wire                   // SOAP envelopes in and out
+	calls                  // the outbound HTTP POSTs, over the wire layer
 	contract               // the persistence contract
 	storeImpl              // key layout shared by the stores
 	stores                 // the store implementations
@@ -144,16 +145,16 @@ var rules = map[string]rule{
 		why: "reading HTTP request bodies within limits and a shared budget: standard library only"},
 	"rmp/peer": {layer: wire, effects: true,
 		why: "the verified identity of a TLS peer, which the engine and the transport share: standard library only"},
-	"rmp/outbound": {layer: wire, effects: true,
-		why: "the policy for URLs peers and producers chose: standard library only"},
+	"rmp/outbound": {layer: calls, uses: []string{"soap", "rmp/peer"}, effects: true,
+		why: "the outbound POSTs: the transport (it parses replies with soap, names the server's certificate with peer) and the policy for URLs peers and producers chose"},
 	"rmp/admin": {layer: wire, uses: pureCore,
 		why: "the management views and counters over the pure core, kept off rmp's front page (#20)"},
 	"rmp": {layer: engine, uses: with(pureCore, []string{"soap", "store", "rmp/admin", "rmp/httpbody", "rmp/outbound", "rmp/peer"}), effects: true,
 		ext: []string{"github.com/benbjohnson/clock"},
 		why: "the engine joins core, soap and the store contract; it never picks a store implementation"},
-	"rmp/sim": {layer: driver, uses: with(pureCore, []string{"rmp", "rmp/admin"}, allStore[:3]), effects: true,
+	"rmp/sim": {layer: driver, uses: with(pureCore, []string{"rmp", "rmp/admin", "rmp/outbound"}, allStore[:3]), effects: true,
 		why: "a simulation driving rmp over real stores"},
-	"conformance": {layer: driver, uses: with(pureCore, []string{"soap", "rmp"}, allStore[:3]), effects: true,
+	"conformance": {layer: driver, uses: with(pureCore, []string{"soap", "rmp", "rmp/outbound"}, allStore[:3]), effects: true,
 		why: "the scenario runner drives the engine over real stores"},
 	"internal/console": {layer: driver, effects: true, ext: []string{"github.com/chromedp/"},
 		testUses: []string{"internal/gateway"},

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 )
 
 // noNetwork is the fuzzed gateway's transport: a fuzzed ReplyTo or submit
@@ -22,8 +22,8 @@ import (
 // loopback, so nothing is sent at all.
 type noNetwork struct{}
 
-func (noNetwork) Do(context.Context, rmp.Post) (rmp.PostResult, error) {
-	return rmp.PostResult{}, errors.New("fuzz: no network")
+func (noNetwork) Do(context.Context, outbound.Post) (outbound.PostResult, error) {
+	return outbound.PostResult{}, errors.New("fuzz: no network")
 }
 
 // fuzzed is the one gateway every FuzzGatewayRMP input of a process is

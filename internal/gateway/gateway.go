@@ -41,8 +41,8 @@ type Options struct {
 	// Client makes delivery and notify POSTs; nil means operatorClient
 	// with a 30 s timeout.
 	Client *http.Client
-	// Transport sends RMP traffic; nil means rmp.NewHTTPTransport.
-	Transport rmp.Transport
+	// Transport sends RMP traffic; nil means outbound.NewHTTPTransport.
+	Transport outbound.Transport
 	// Context bounds opening (with -store etcd, joining the deployment).
 	// nil means context.Background().
 	Context context.Context
@@ -148,7 +148,7 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 		opts.Client = operatorClient(30*time.Second, ptls.config)
 	}
 	if opts.Transport == nil {
-		opts.Transport = rmp.NewHTTPTransport(outbound.Config{MaxResponseBytes: cfg.MaxBody, TLS: ptls.config,
+		opts.Transport = outbound.NewHTTPTransport(outbound.Config{MaxResponseBytes: cfg.MaxBody, TLS: ptls.config,
 			Policy: cfg.outbound(), MaxPerDestination: cfg.PeerConcurrency})
 	}
 	if opts.Context == nil {

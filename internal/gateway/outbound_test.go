@@ -13,8 +13,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/wsrkit/wsrkit/rmp"
 	"github.com/wsrkit/wsrkit/rmp/group"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/soap"
 )
 
@@ -24,11 +24,11 @@ type recordingTransport struct {
 	urls []string
 }
 
-func (r *recordingTransport) Do(_ context.Context, p rmp.Post) (rmp.PostResult, error) {
+func (r *recordingTransport) Do(_ context.Context, p outbound.Post) (outbound.PostResult, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.urls = append(r.urls, p.URL)
-	return rmp.PostResult{}, errors.New("recordingTransport: not sent")
+	return outbound.PostResult{}, errors.New("recordingTransport: not sent")
 }
 
 // TestGatewayOutboundPolicy: by default a submitted `to` on loopback,

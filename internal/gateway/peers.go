@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wsrkit/wsrkit/rmp"
 	"github.com/wsrkit/wsrkit/rmp/admin"
 	"github.com/wsrkit/wsrkit/rmp/outbound"
 )
@@ -22,7 +21,7 @@ const maxTrackedPeers = 4096
 // peerTracker wraps the RMP transport and remembers, per destination URL,
 // how its last exchanges went (GET /v1/peers, #21). In memory only.
 type peerTracker struct {
-	rmp.Transport
+	outbound.Transport
 	now func() time.Time
 	mu  sync.Mutex
 	by  map[string]*peerSeen
@@ -38,11 +37,11 @@ type peerSeen struct {
 	touched     time.Time
 }
 
-func newPeerTracker(t rmp.Transport, now func() time.Time) *peerTracker {
+func newPeerTracker(t outbound.Transport, now func() time.Time) *peerTracker {
 	return &peerTracker{Transport: t, now: now, by: map[string]*peerSeen{}}
 }
 
-func (p *peerTracker) Do(ctx context.Context, post rmp.Post) (rmp.PostResult, error) {
+func (p *peerTracker) Do(ctx context.Context, post outbound.Post) (outbound.PostResult, error) {
 	res, err := p.Transport.Do(ctx, post)
 	if errors.Is(err, context.Canceled) {
 		return res, err // shutting down: says nothing about the peer

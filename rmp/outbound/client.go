@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Config bounds the HTTP exchanges an RMP makes (rmp.HTTPTransport, and
+// Config bounds the HTTP exchanges an RMP makes (HTTPTransport, and
 // NewClient for the operator's own destinations).
 type Config struct {
 	// Timeout bounds one exchange, response body included. Default 30s.
@@ -35,7 +35,7 @@ type Config struct {
 	// (system roots, no certificate).
 	TLS *tls.Config
 	// Policy is checked on every connection dialled (RMP traffic goes to
-	// URLs that peers and producers chose); for rmp.HTTPTransport nil means
+	// URLs that peers and producers chose); for HTTPTransport nil means
 	// the zero Policy, public addresses only, for NewClient no check. A
 	// Client of the caller's own dials as it was built to: then only
 	// literal addresses are checked.
@@ -73,7 +73,7 @@ func (cfg Config) WithDefaults() Config {
 	return cfg
 }
 
-// NewClient returns the http.Client an rmp.HTTPTransport of cfg uses when
+// NewClient returns the http.Client an HTTPTransport of cfg uses when
 // cfg.Client is nil (zero fields defaulted): keep-alive reuse with a
 // bounded idle pool, dial, TLS and response-header timeouts, cfg.Timeout
 // per exchange, and no redirects: a 3xx is the answer (R36: not an ack).

@@ -1,8 +1,9 @@
-// Package outbound is the policy for the URLs an RMP calls that a peer or
-// a producer chose (a Callback or PollRequest ReplyTo, a submission's To):
-// which addresses it may connect to, checked when a URL comes in and again
-// at every dial, after name resolution; and the settings of the HTTP
-// clients that make those calls (Config, NewClient).
+// Package outbound is how an RMP makes its HTTP POSTs: the Transport the
+// Node sends them with (HTTPTransport, the default); the policy for the
+// URLs a peer or a producer chose (a Callback or PollRequest ReplyTo, a
+// submission's To): which addresses it may connect to, checked when a URL
+// comes in and again at every dial, after name resolution; and the
+// settings of the HTTP clients that make those calls (Config, NewClient).
 package outbound
 
 import (
@@ -39,7 +40,7 @@ type Policy struct {
 }
 
 // Origin is u's scheme://host[:port], lowercased: what Exempt lists and
-// what an rmp.HTTPTransport keys its per-destination limits by.
+// what an HTTPTransport keys its per-destination limits by.
 func Origin(u *url.URL) string { return strings.ToLower(u.Scheme + "://" + u.Host) }
 
 // Exempts reports whether origin (see Origin) is one of Exempt's.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 )
 
 // evKind says what an event does when it fires.
@@ -41,7 +42,7 @@ type event struct {
 	// evAnswer: the response for ref in epoch, or err.
 	epoch uint64
 	ref   rmp.OutboundRef
-	res   rmp.PostResult
+	res   outbound.PostResult
 	err   error
 
 	jump  time.Duration // evJump

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 )
 
 // world is one run: two nodes, the network between them, the scheduler,
@@ -214,7 +215,7 @@ func (wd *world) answer(r request, a rmp.Answer) {
 		return
 	}
 	wd.sch.push(&event{at: wd.now.Add(wd.delay()), kind: evAnswer, node: r.from, epoch: r.epoch, ref: r.ref,
-		res: rmp.PostResult{Status: a.Status, ContentType: a.ContentType, Body: a.Body}})
+		res: outbound.PostResult{Status: a.Status, ContentType: a.ContentType, Body: a.Body}})
 }
 
 // fail makes the requester of r see a failed exchange.

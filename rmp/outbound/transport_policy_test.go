@@ -1,4 +1,4 @@
-package rmp
+package outbound
 
 import (
 	"context"
@@ -15,8 +15,6 @@ import (
 	"testing"
 
 	"golang.org/x/net/dns/dnsmessage"
-
-	"github.com/wsrkit/wsrkit/rmp/outbound"
 )
 
 // TestHTTPTransportChecksResolvedAddress: the check runs at dial time on
@@ -42,15 +40,15 @@ func TestHTTPTransportChecksResolvedAddress(t *testing.T) {
 		}
 		return nil
 	}
-	newTransport := func(pol *outbound.Policy) *HTTPTransport {
-		return NewHTTPTransport(outbound.Config{Policy: pol, Resolver: fakeResolver(zone), Control: record})
+	newTransport := func(pol *Policy) *HTTPTransport {
+		return NewHTTPTransport(Config{Policy: pol, Resolver: fakeResolver(zone), Control: record})
 	}
 
-	def := newTransport(&outbound.Policy{})
+	def := newTransport(&Policy{})
 	for _, name := range []string{"meta.test", "private.test", "self.test"} {
 		_, err := def.Do(context.Background(), Post{URL: "http://" + name + ":" + port + "/"})
-		if !errors.Is(err, outbound.ErrRefused) {
-			t.Errorf("default policy, %s: err = %v, want outbound.ErrRefused", name, err)
+		if !errors.Is(err, ErrRefused) {
+			t.Errorf("default policy, %s: err = %v, want ErrRefused", name, err)
 		}
 	}
 	mu.Lock()
@@ -59,12 +57,12 @@ func TestHTTPTransportChecksResolvedAddress(t *testing.T) {
 	}
 	mu.Unlock()
 
-	loop := newTransport(&outbound.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
+	loop := newTransport(&Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
 	res, err := loop.Do(context.Background(), Post{URL: "http://self.test:" + port + "/"})
 	if err != nil || string(res.Body) != "ok" {
 		t.Fatalf("allowed loopback name: %+v, %v", res, err)
 	}
-	if _, err := loop.Do(context.Background(), Post{URL: "http://meta.test:" + port + "/"}); !errors.Is(err, outbound.ErrRefused) {
+	if _, err := loop.Do(context.Background(), Post{URL: "http://meta.test:" + port + "/"}); !errors.Is(err, ErrRefused) {
 		t.Errorf("metadata with loopback allowed: err = %v", err)
 	}
 	mu.Lock()
@@ -74,14 +72,14 @@ func TestHTTPTransportChecksResolvedAddress(t *testing.T) {
 	mu.Unlock()
 
 	// An operator's origin (a -route target) is exempt; only that origin.
-	op := newTransport(&outbound.Policy{Exempt: []string{"HTTP://127.0.0.1:" + port}})
+	op := newTransport(&Policy{Exempt: []string{"HTTP://127.0.0.1:" + port}})
 	if err := op.cfg.Policy.CheckURL(srv.URL + "/x"); err != nil {
 		t.Errorf("exempt origin: %v", err)
 	}
 	if res, err := op.Do(context.Background(), Post{URL: srv.URL + "/x"}); err != nil || string(res.Body) != "ok" {
 		t.Errorf("exempt origin: %+v, %v", res, err)
 	}
-	if _, err := op.Do(context.Background(), Post{URL: "http://self.test:" + port + "/"}); !errors.Is(err, outbound.ErrRefused) {
+	if _, err := op.Do(context.Background(), Post{URL: "http://self.test:" + port + "/"}); !errors.Is(err, ErrRefused) {
 		t.Errorf("another origin at the same address: err = %v, want refused", err)
 	}
 }

@@ -1,20 +1,25 @@
-package rmp
+package outbound
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
-
-	"github.com/wsrkit/wsrkit/rmp/outbound"
 )
+
+// loopbackOnly lets the transport call the tests' servers on loopback.
+var loopbackOnly = Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}}
 
 func TestHTTPTransportPostsAndReads(t *testing.T) {
 	var gotAction, gotType, gotBody string
@@ -30,7 +35,7 @@ func TestHTTPTransportPostsAndReads(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	tr := NewHTTPTransport(outbound.Config{Policy: &loopbackOnly})
+	tr := NewHTTPTransport(Config{Policy: &loopbackOnly})
 	res, err := tr.Do(context.Background(), Post{URL: srv.URL, ContentType: "text/xml; charset=utf-8", SOAP11: true, SOAPAction: "urn:a", Body: []byte("<env/>")})
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +49,7 @@ func TestHTTPTransportPostsAndReads(t *testing.T) {
 }
 
 func TestHTTPTransportRefusesBadDestinations(t *testing.T) {
-	tr := NewHTTPTransport(outbound.Config{Policy: &loopbackOnly})
+	tr := NewHTTPTransport(Config{Policy: &loopbackOnly})
 	for _, u := range []string{"", "mailto:x@y", "/relative", "ftp://h/x", "", "ftp://h/x"} {
 		if _, err := tr.Do(context.Background(), Post{URL: u}); err == nil || !strings.Contains(err.Error(), "absolute http(s) URL") {
 			t.Errorf("Do(%q) err = %v, want a clear destination error", u, err)
@@ -71,7 +76,7 @@ func TestHTTPTransportBoundsResponseAndConcurrency(t *testing.T) {
 		inFlight.Add(-1)
 	}))
 	defer srv.Close()
-	tr := NewHTTPTransport(outbound.Config{Policy: &loopbackOnly, MaxPerDestination: 2, MaxResponseBytes: 10, Timeout: 5 * time.Second})
+	tr := NewHTTPTransport(Config{Policy: &loopbackOnly, MaxPerDestination: 2, MaxResponseBytes: 10, Timeout: 5 * time.Second})
 
 	if _, err := tr.Do(context.Background(), Post{URL: srv.URL + "/big"}); err != errResponseTooLarge {
 		t.Fatalf("big response err = %v, want errResponseTooLarge", err)
@@ -100,7 +105,7 @@ func TestHTTPTransportBoundsResponseAndConcurrency(t *testing.T) {
 // The transport remembers the URLs it checked, boundedly (ReplyTo URLs come
 // from peers), and every URL of a host maps to that host's one slot.
 func TestHTTPTransportURLCacheIsBounded(t *testing.T) {
-	tr := NewHTTPTransport(outbound.Config{Policy: &loopbackOnly})
+	tr := NewHTTPTransport(Config{Policy: &loopbackOnly})
 	first, err := tr.slot("http://h.example/a")
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +141,7 @@ func TestHTTPTransportTimeoutsAndIdlePool(t *testing.T) {
 	}
 	idle.Start()
 	defer idle.Close()
-	tr := NewHTTPTransport(outbound.Config{Policy: &loopbackOnly, Timeout: time.Minute,
+	tr := NewHTTPTransport(Config{Policy: &loopbackOnly, Timeout: time.Minute,
 		ResponseHeaderTimeout: 200 * time.Millisecond, IdleConnTimeout: 200 * time.Millisecond})
 	done := make(chan error, 1)
 	go func() {
@@ -171,7 +176,7 @@ func TestHTTPTransportFollowsNoRedirect(t *testing.T) {
 		http.Redirect(w, r, target.URL+"/x", http.StatusTemporaryRedirect)
 	}))
 	defer redirector.Close()
-	res, err := NewHTTPTransport(outbound.Config{Policy: &loopbackOnly}).Do(context.Background(), Post{URL: redirector.URL})
+	res, err := NewHTTPTransport(Config{Policy: &loopbackOnly}).Do(context.Background(), Post{URL: redirector.URL})
 	if err != nil || res.Status != http.StatusTemporaryRedirect || hit.Load() != 0 {
 		t.Fatalf("status %d err %v, target hit %d times; want the 307 itself", res.Status, err, hit.Load())
 	}
@@ -189,7 +194,7 @@ func TestHTTPTransportSOAPActionIsEscaped(t *testing.T) {
 		mu.Unlock()
 	}))
 	defer srv.Close()
-	tr := NewHTTPTransport(outbound.Config{Policy: &loopbackOnly})
+	tr := NewHTTPTransport(Config{Policy: &loopbackOnly})
 	if _, err := tr.Do(context.Background(), Post{URL: srv.URL, SOAP11: true, SOAPAction: `urn:a"b\c`}); err != nil {
 		t.Fatal(err)
 	}
@@ -202,5 +207,29 @@ func TestHTTPTransportSOAPActionIsEscaped(t *testing.T) {
 	defer mu.Unlock()
 	if len(seen) != 1 || seen[0].Get("SOAPAction") != `"urn:a\"b\\c"` || seen[0].Get("X-Injected") != "" {
 		t.Fatalf("server saw %v, want one POST with SOAPAction \"urn:a\\\"b\\\\c\"", seen)
+	}
+}
+
+// TestReadAllSized: whatever the hint says, the whole body comes back, in
+// one allocation when the hint is right.
+func TestReadAllSized(t *testing.T) {
+	body := bytes.Repeat([]byte("0123456789"), 170) // 1,700 bytes
+	for _, hint := range []int64{-1, 0, 1, 100, 1699, 1700, 1701, 1 << 40} {
+		got, err := readAllSized(iotest.HalfReader(bytes.NewReader(body)), hint, 4<<20)
+		if err != nil || !bytes.Equal(got, body) {
+			t.Fatalf("hint %d: %d bytes, %v", hint, len(got), err)
+		}
+	}
+	rd := bytes.NewReader(body)
+	allocs := testing.AllocsPerRun(20, func() {
+		rd.Reset(body)
+		readAllSized(rd, int64(len(body)), 4<<20)
+	})
+	if allocs != 1 {
+		t.Errorf("exact hint: %v allocations, want 1", allocs)
+	}
+	boom := errors.New("boom")
+	if _, err := readAllSized(io.MultiReader(bytes.NewReader(body), iotest.ErrReader(boom)), 10, 4<<20); !errors.Is(err, boom) {
+		t.Errorf("read error lost: %v", err)
 	}
 }

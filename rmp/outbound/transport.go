@@ -1,4 +1,4 @@
-package rmp
+package outbound
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/peer"
 	"github.com/wsrkit/wsrkit/soap"
 )
@@ -36,10 +35,10 @@ type PostResult struct {
 	Status      int
 	ContentType string
 	Body        []byte
-	// peer is the identity of the server certificate HTTPTransport
-	// verified for an https:// exchange (PeerFromTLS); the zero Peer
-	// otherwise (bind.go learns it).
-	peer peer.Peer
+	// Peer is the identity of the server certificate HTTPTransport
+	// verified for an https:// exchange (peer.FromTLS); the zero Peer
+	// otherwise. The engine binds groups to it (rmp/bind.go).
+	Peer peer.Peer
 
 	// reply is Body parsed by WithParsedReply, business its business
 	// response (R73); parsed says they were.
@@ -49,16 +48,36 @@ type PostResult struct {
 }
 
 // WithParsedReply returns r with its body parsed under opts, as
-// Engine.SendResult would parse it, so that a driver can parse on the
+// rmp.Engine.SendResult would parse it, so that a driver can parse on the
 // goroutine that made the exchange and the engine's loop only applies the
-// result (ServeHTTP does the same with requests). opts must be the
-// engine's EngineConfig.Parse.
+// result (rmp.Node.ServeHTTP does the same with requests). opts must be
+// the engine's Config.Parse.
 func (r PostResult) WithParsedReply(opts soap.ParseOptions) PostResult {
 	r.reply, r.parsed = parseReply(r.Body, opts), true
 	if r.reply != nil && r.reply.Response != nil {
 		r.business = businessResponse(r.reply)
 	}
 	return r
+}
+
+// ParsedReply is what WithParsedReply parsed: the envelope (nil when the
+// body has none or does not parse: no ack, R36) and its business response
+// (R73); ok is false when r was not parsed.
+func (r PostResult) ParsedReply() (env *soap.Envelope, business []byte, ok bool) {
+	return r.reply, r.business, r.parsed
+}
+
+// businessResponse is the SOAP Body content of an answer that carries an
+// RM-Reply (R73), or nil when the Body holds nothing but white space.
+func businessResponse(env *soap.Envelope) []byte {
+	if env.Body == nil || len(env.Body.Child) == 0 {
+		return nil
+	}
+	b := env.BodyContent()
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil
+	}
+	return b
 }
 
 // parseReply is a response body's envelope; nil when it has none or does
@@ -74,7 +93,8 @@ func parseReply(body []byte, opts soap.ParseOptions) *soap.Envelope {
 	return env
 }
 
-// Transport sends POSTs. The driver calls it from its own goroutines.
+// Transport sends POSTs. The driver (rmp.Node) calls it from its own
+// goroutines.
 type Transport interface {
 	Do(ctx context.Context, p Post) (PostResult, error)
 }
@@ -82,7 +102,7 @@ type Transport interface {
 // HTTPTransport is a Transport over net/http with keep-alive connection
 // reuse, a timeout per exchange and a concurrency limit per destination.
 type HTTPTransport struct {
-	cfg    outbound.Config
+	cfg    Config
 	client *http.Client
 	direct *http.Client // unchecked dials, for cfg.Policy.Exempt origins; nil without
 
@@ -95,20 +115,20 @@ type HTTPTransport struct {
 const maxCachedURLs = 1024
 
 // NewHTTPTransport returns an HTTPTransport with cfg's zero fields
-// defaulted; a nil cfg.Policy is the zero outbound.Policy, public
+// defaulted; a nil cfg.Policy is the zero Policy, public
 // addresses only.
-func NewHTTPTransport(cfg outbound.Config) *HTTPTransport {
+func NewHTTPTransport(cfg Config) *HTTPTransport {
 	cfg = cfg.WithDefaults()
 	if cfg.Policy == nil {
-		cfg.Policy = &outbound.Policy{}
+		cfg.Policy = &Policy{}
 	}
 	t := &HTTPTransport{cfg: cfg, client: cfg.Client, slots: map[string]chan struct{}{}, byURL: map[string]chan struct{}{}}
 	if t.client == nil {
-		t.client = outbound.NewClient(cfg)
+		t.client = NewClient(cfg)
 		if len(cfg.Policy.Exempt) > 0 {
 			open := cfg
 			open.Policy = nil
-			t.direct = outbound.NewClient(open)
+			t.direct = NewClient(open)
 		}
 	}
 	return t
@@ -133,7 +153,7 @@ func (t *HTTPTransport) slot(rawURL string) (chan struct{}, error) {
 	if err := t.cfg.Policy.CheckURL(rawURL); err != nil {
 		return nil, err // a literal refused address: no dial at all
 	}
-	key := outbound.Origin(u)
+	key := Origin(u)
 	s, ok := t.slots[key]
 	if !ok {
 		s = make(chan struct{}, t.cfg.MaxPerDestination)
@@ -176,7 +196,7 @@ func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
 		req.Header.Set("SOAPAction", soap.SOAPAction(p.SOAPAction))
 	}
 	client := t.client
-	if t.direct != nil && t.cfg.Policy.Exempts(outbound.Origin(req.URL)) {
+	if t.direct != nil && t.cfg.Policy.Exempts(Origin(req.URL)) {
 		client = t.direct // the operator's own destination
 	}
 	resp, err := client.Do(req)
@@ -191,5 +211,31 @@ func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
 	if int64(len(body)) > t.cfg.MaxResponseBytes {
 		return PostResult{}, errResponseTooLarge
 	}
-	return PostResult{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: body, peer: peer.FromTLS(resp.TLS)}, nil
+	return PostResult{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: body, Peer: peer.FromTLS(resp.TLS)}, nil
+}
+
+// readAllSized is io.ReadAll with the first buffer sized from the
+// request's or response's Content-Length (when it is within limit), so a
+// body is read into one allocation instead of io.ReadAll's doubling ones.
+// The caller still bounds r; the hint only sizes the buffer.
+func readAllSized(r io.Reader, hint, limit int64) ([]byte, error) {
+	if hint <= 0 || hint > limit {
+		hint = 512
+	}
+	// One byte more than announced, so that the read that sees EOF does
+	// not grow the buffer.
+	b := make([]byte, 0, hint+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
