@@ -22,6 +22,16 @@ func end(d *group.RecordDecoder, what string) error {
 	return nil
 }
 
+// decodeAttempts reads a transmission count, written as a uvarint: one
+// above math.MaxInt32 (an int on every platform) fails the record.
+func decodeAttempts(d *group.RecordDecoder) int {
+	a := d.Uvarint()
+	if a > math.MaxInt32 {
+		d.Fail("bad attempts")
+	}
+	return int(a)
+}
+
 // Record versions.
 const (
 	instanceV1 = 1
@@ -194,11 +204,7 @@ func decodeOutbound(b []byte) (*message, error) {
 	m.last = d.Bool()
 	m.expiry = d.Time()
 	m.action = d.Str()
-	a := d.Uvarint()
-	if a > math.MaxInt32 {
-		d.Fail("bad attempts")
-	}
-	m.attempts = int(a)
+	m.attempts = decodeAttempts(&d)
 	m.nextAt = d.Time()
 	m.untilExpiry = d.Bool()
 	m.payload = d.Bytes()
@@ -226,16 +232,13 @@ func encodeRetry(m *message) []byte {
 func decodeRetry(b []byte, m *message) error {
 	d := group.NewRecordDecoder(b)
 	d.Version(retryV1)
-	a := d.Uvarint()
-	if a > math.MaxInt32 {
-		d.Fail("bad attempts")
-	}
+	a := decodeAttempts(&d)
 	nextAt := d.Time()
 	until := d.Bool()
 	if err := end(&d, "retry state"); err != nil {
 		return err
 	}
-	m.attempts, m.nextAt, m.untilExpiry = int(a), nextAt, until
+	m.attempts, m.nextAt, m.untilExpiry = a, nextAt, until
 	return nil
 }
 
@@ -297,11 +300,7 @@ func decodeOutcome(id OutcomeID, b []byte) (*outboxEntry, error) {
 	o.Fault = faults.Code(d.Byte())
 	o.At = d.Time()
 	x.blocksKey = d.Bool()
-	a := d.Uvarint()
-	if a > math.MaxInt32 {
-		d.Fail("bad attempts")
-	}
-	o.Attempts = int(a)
+	o.Attempts = decodeAttempts(&d)
 	if d.Err() == nil && d.Len() > 0 {
 		if o.Kind == Failed {
 			if o.SOAPFault = d.Str(); o.SOAPFault == "" || o.Reason != ReasonFaultReceived || o.Fault != 0 {
