@@ -79,8 +79,8 @@ type gstate struct {
 	// plainZero: number 0 arrived without timing attributes, so the group
 	// has none (A6).
 	plainZero bool
-	// bigPending: pending held more than pendingSmall entries since it was
-	// taken, so it is not reused once empty.
+	// bigPending: pending held more than 8 entries since it was taken, so
+	// it is not reused once empty (group.MapPool).
 	bigPending                               bool
 	hasDeadline, metaDirty, touched, removed bool
 }
@@ -155,8 +155,8 @@ type Receiver struct {
 
 	// Per-call buffers, reused; a Ready is valid until the next call.
 	rd Ready
-	// pendFree are emptied pending maps kept for reuse (pending.go).
-	pendFree []map[uint64]delivery
+	// pendFree keeps emptied pending maps for reuse (pending.go).
+	pendFree group.MapPool[delivery]
 	arena    []byte
 	touched  []*gstate
 	reply    replyBuilder

@@ -3,8 +3,8 @@ package sender
 import "time"
 
 // Memory per idle open group is a goal (BENCHMARKS.md): a group keeps no
-// pending map while nothing is pending, and the fields few groups set live
-// behind groupState.x, made on first use.
+// pending map while nothing is pending (group.MapPool), and the fields few
+// groups set live behind groupState.x, made on first use.
 
 // gextra is the part of a group's state most groups never set.
 type gextra struct {
@@ -20,14 +20,6 @@ type gextra struct {
 	// (ids.go); "" when the id is made from seq.
 	id string
 }
-
-const (
-	// pendingPoolMax bounds the emptied pending maps a Sender keeps.
-	pendingPoolMax = 64
-	// pendingSmall is the most entries a map may have held to be reused:
-	// a map keeps its grown table after it empties.
-	pendingSmall = 8
-)
 
 // more returns g's extra state, making it on first use.
 func (g *groupState) more() *gextra {
@@ -81,29 +73,10 @@ func (g *groupState) addLateFailed(n uint64) {
 
 // addPending records pending m of g, taking an emptied map when g has none.
 func (s *Sender) addPending(g *groupState, m *message) {
-	if g.pending == nil {
-		if k := len(s.pendFree); k > 0 {
-			g.pending = s.pendFree[k-1]
-			s.pendFree[k-1] = nil
-			s.pendFree = s.pendFree[:k-1]
-		} else {
-			g.pending = make(map[uint64]*message, 1)
-		}
-	}
-	g.pending[m.number] = m
-	if len(g.pending) > pendingSmall {
-		g.bigPending = true
-	}
+	s.pendFree.Put(&g.pending, &g.bigPending, m.number, m)
 }
 
 // removePending forgets pending n of g and releases the map once empty.
 func (s *Sender) removePending(g *groupState, n uint64) {
-	delete(g.pending, n)
-	if g.pending == nil || len(g.pending) > 0 {
-		return
-	}
-	if !g.bigPending && len(s.pendFree) < pendingPoolMax {
-		s.pendFree = append(s.pendFree, g.pending)
-	}
-	g.pending, g.bigPending = nil, false
+	s.pendFree.Delete(&g.pending, &g.bigPending, n)
 }

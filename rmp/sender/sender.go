@@ -58,8 +58,8 @@ type Sender struct {
 	// outboxBytes is the size of the business responses in outbox
 	// (MaxOutboxBytes).
 	outboxBytes int64
-	// pendFree are emptied pending maps kept for reuse (extra.go).
-	pendFree []map[uint64]*message
+	// pendFree keeps emptied pending maps for reuse (extra.go).
+	pendFree group.MapPool[*message]
 	// replay: the next Ready re-emits the whole outbox (after Recover).
 	replay bool
 

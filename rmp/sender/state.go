@@ -49,8 +49,8 @@ type groupState struct {
 	aborted bool
 	// indexed: an OpSetDeadline with a non-zero instant is in effect.
 	indexed bool
-	// bigPending: pending held more than pendingSmall entries since it was
-	// made, so it is not reused once empty.
+	// bigPending: pending held more than 8 entries since it was made, so
+	// it is not reused once empty (group.MapPool).
 	bigPending bool
 	// lateChecked: a poll sent at or after the late-fault window's end was
 	// answered; acked numbers need no more asking (poll.go, stored).
