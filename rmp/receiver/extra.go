@@ -56,12 +56,19 @@ func (g *gstate) trimExtra() {
 	}
 }
 
-func (g *gstate) replyURL() string {
+// noExtra is what a group without extra state reads; never written.
+var noExtra gextra
+
+// extra returns g's extra state to read, all zero when g has none; write
+// through more() or the setters instead.
+func (g *gstate) extra() *gextra {
 	if g.x == nil {
-		return ""
+		return &noExtra
 	}
-	return g.x.replyTo
+	return g.x
 }
+
+func (g *gstate) replyURL() string { return g.extra().replyTo }
 
 func (g *gstate) setReplyTo(u string) {
 	if g.x != nil || u != "" {
@@ -69,12 +76,7 @@ func (g *gstate) setReplyTo(u string) {
 	}
 }
 
-func (g *gstate) expiryAt() time.Time {
-	if g.x == nil {
-		return time.Time{}
-	}
-	return g.x.expiry
-}
+func (g *gstate) expiryAt() time.Time { return g.extra().expiry }
 
 func (g *gstate) setExpiry(t time.Time) {
 	if g.x != nil || !t.IsZero() {
@@ -82,12 +84,7 @@ func (g *gstate) setExpiry(t time.Time) {
 	}
 }
 
-func (g *gstate) heldMinAt() time.Time {
-	if g.x == nil {
-		return time.Time{}
-	}
-	return g.x.heldMin
-}
+func (g *gstate) heldMinAt() time.Time { return g.extra().heldMin }
 
 func (g *gstate) setHeldMin(t time.Time) {
 	if g.x != nil || !t.IsZero() {
@@ -96,12 +93,7 @@ func (g *gstate) setHeldMin(t time.Time) {
 }
 
 // faultMap is g's fault status by number; nil (read-only) when none.
-func (g *gstate) faultMap() map[uint64]faultRec {
-	if g.x == nil {
-		return nil
-	}
-	return g.x.faults
-}
+func (g *gstate) faultMap() map[uint64]faultRec { return g.extra().faults }
 
 // putFault records n's fault status in g (D12, D13, D14).
 func (g *gstate) putFault(n uint64, fr faultRec) {
@@ -112,20 +104,10 @@ func (g *gstate) putFault(n uint64, fr faultRec) {
 	x.faults[n] = fr
 }
 
-func (g *gstate) unreportedCount() int {
-	if g.x == nil {
-		return 0
-	}
-	return g.x.unreported
-}
+func (g *gstate) unreportedCount() int { return g.extra().unreported }
 
 // responseMap is g's cached business responses; nil when none.
-func (g *gstate) responseMap() map[uint64][]byte {
-	if g.x == nil {
-		return nil
-	}
-	return g.x.responses
-}
+func (g *gstate) responseMap() map[uint64][]byte { return g.extra().responses }
 
 // putResponse caches n's business response in g (D18).
 func (g *gstate) putResponse(n uint64, body []byte) {
@@ -137,12 +119,7 @@ func (g *gstate) putResponse(n uint64, body []byte) {
 }
 
 // segList is g's explicit received segments; nil when they are implicit.
-func (g *gstate) segList() []group.Range {
-	if g.x == nil {
-		return nil
-	}
-	return g.x.segs
-}
+func (g *gstate) segList() []group.Range { return g.extra().segs }
 
 // hasAcks reports whether acks wait for a Response (D13).
-func (g *gstate) hasAcks() bool { return g.x != nil && !g.x.acks.Empty() }
+func (g *gstate) hasAcks() bool { return !g.extra().acks.Empty() }

@@ -29,12 +29,19 @@ func (g *groupState) more() *gextra {
 	return g.x
 }
 
-func (g *groupState) replyURL() string {
+// noExtra is what a group without extra state reads; never written.
+var noExtra gextra
+
+// extra returns g's extra state to read, all zero when g has none; write
+// through more() or the setters instead.
+func (g *groupState) extra() *gextra {
 	if g.x == nil {
-		return ""
+		return &noExtra
 	}
-	return g.x.replyTo
+	return g.x
 }
+
+func (g *groupState) replyURL() string { return g.extra().replyTo }
 
 func (g *groupState) setReplyTo(u string) {
 	if g.x != nil || u != "" {
@@ -42,12 +49,7 @@ func (g *groupState) setReplyTo(u string) {
 	}
 }
 
-func (g *groupState) removeAtTime() time.Time {
-	if g.x == nil {
-		return time.Time{}
-	}
-	return g.x.removeAt
-}
+func (g *groupState) removeAtTime() time.Time { return g.extra().removeAt }
 
 func (g *groupState) setRemoveAt(t time.Time) {
 	if g.x != nil || !t.IsZero() {
@@ -56,12 +58,7 @@ func (g *groupState) setRemoveAt(t time.Time) {
 }
 
 // lateFailedSet is g's late-failed numbers; nil (read-only) when none.
-func (g *groupState) lateFailedSet() map[uint64]struct{} {
-	if g.x == nil {
-		return nil
-	}
-	return g.x.lateFailed
-}
+func (g *groupState) lateFailedSet() map[uint64]struct{} { return g.extra().lateFailed }
 
 func (g *groupState) addLateFailed(n uint64) {
 	x := g.more()

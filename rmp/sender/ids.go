@@ -32,12 +32,7 @@ func groupID(inst string, seq uint64) string {
 }
 
 // foreignID is g's stored id when it is not groupID(instance, seq).
-func (g *groupState) foreignID() string {
-	if g.x == nil {
-		return ""
-	}
-	return g.x.id
-}
+func (g *groupState) foreignID() string { return g.extra().id }
 
 // idOf returns g's id.
 func (s *Sender) idOf(g *groupState) string {
