@@ -61,30 +61,29 @@ func (r *Receiver) lookup(id group.ID) *gstate {
 	return nil
 }
 
-// inFlight returns the handed-out delivery named by ref.
-func (r *Receiver) inFlight(ref DeliveryRef) (*gstate, uint64, delivery, bool) {
+// inFlight returns the handed-out delivery named by ref; a ref naming no
+// delivery in flight is reported ignored with label, and ok is false.
+func (r *Receiver) inFlight(ref DeliveryRef, label string) (*gstate, uint64, delivery, bool) {
 	g := r.lookup(ref.Group)
-	if g == nil || g.singleton == ref.HasNumber {
-		return nil, 0, delivery{}, false
+	if g != nil && g.singleton != ref.HasNumber {
+		n := ref.Number
+		if g.singleton {
+			n = 0
+		}
+		if d, ok := g.pending[n]; ok && d.inFlight {
+			return g, n, d, true
+		}
 	}
-	n := ref.Number
-	if g.singleton {
-		n = 0
-	}
-	d, ok := g.pending[n]
-	if !ok || !d.inFlight {
-		return nil, 0, delivery{}, false
-	}
-	return g, n, d, true
+	r.ignored(ref, label)
+	return nil, 0, delivery{}, false
 }
 
 // Taken reports that the consumer took responsibility for a delivery: the
 // hand-off is complete (R92). Under AckOnDelivery this is the ack point (D8).
 func (r *Receiver) Taken(now time.Time, ref DeliveryRef) Ready {
 	r.begin()
-	g, n, d, ok := r.inFlight(ref)
+	g, n, d, ok := r.inFlight(ref, "receiver.taken-unknown")
 	if !ok {
-		r.event(Event{Kind: EventIgnored, Group: ref.Group, HasNumber: ref.HasNumber, Number: ref.Number, Label: "receiver.taken-unknown"})
 		return r.finish(now)
 	}
 	r.dropPending(g, n)
@@ -120,9 +119,8 @@ func (r *Receiver) asyncReply(now time.Time, g *gstate, it replyItem, expiry tim
 // is retried with Config.DeliveryRetry until its ExpiryTime.
 func (r *Receiver) DeliveryFailed(now time.Time, ref DeliveryRef) Ready {
 	r.begin()
-	g, n, d, ok := r.inFlight(ref)
+	g, n, d, ok := r.inFlight(ref, "receiver.failed-unknown")
 	if !ok {
-		r.event(Event{Kind: EventIgnored, Group: ref.Group, HasNumber: ref.HasNumber, Number: ref.Number, Label: "receiver.failed-unknown"})
 		return r.finish(now)
 	}
 	r.touch(g)
@@ -145,7 +143,7 @@ func (r *Receiver) Respond(now time.Time, ref DeliveryRef, body []byte) Ready {
 		n = 0
 	}
 	if g == nil || g.singleton == ref.HasNumber || !g.received.Contains(n) {
-		r.event(Event{Kind: EventIgnored, Group: ref.Group, HasNumber: ref.HasNumber, Number: ref.Number, Label: "receiver.respond-unknown"})
+		r.ignored(ref, "receiver.respond-unknown")
 		return r.finish(now)
 	}
 	g.putResponse(n, body)

@@ -73,6 +73,11 @@ func (r *Receiver) del(k group.Key) {
 
 func (r *Receiver) event(e Event) { r.rd.Events = append(r.rd.Events, e) }
 
+// ignored reports an input about a delivery the Receiver does not know.
+func (r *Receiver) ignored(ref DeliveryRef, label string) {
+	r.event(Event{Kind: EventIgnored, Group: ref.Group, HasNumber: ref.HasNumber, Number: ref.Number, Label: label})
+}
+
 func (r *Receiver) numEvent(k EventKind, g *gstate, n uint64, code faults.Code, label string) {
 	r.event(Event{Kind: k, Group: g.id, HasNumber: !g.singleton, Number: n, Code: code, Label: label})
 }
