@@ -31,7 +31,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -40,6 +39,7 @@ import (
 
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/store"
+	"github.com/wsrkit/wsrkit/store/internal/callgate"
 	"github.com/wsrkit/wsrkit/store/internal/kvplan"
 )
 
@@ -118,14 +118,8 @@ type Store struct {
 // shared is the lifecycle of a store and its fenced views.
 type shared struct {
 	failed atomic.Pointer[error]
-
-	mu   sync.Mutex
-	cond sync.Cond
-	// closed: Close was called; inflight counts calls and iterations in
-	// progress, which Close waits for.
-	closed   bool
-	inflight int
-	closing  atomic.Bool
+	// gate admits calls and iterations until Close, which waits for them.
+	gate callgate.Gate
 }
 
 var _ store.Store = (*Store)(nil)
@@ -164,7 +158,6 @@ func Open(opts Options) (*Store, error) {
 		locks:     &kvplan.KeyLocks{},
 		shared:    &shared{},
 	}
-	s.shared.cond.L = &s.shared.mu
 	return s, nil
 }
 
@@ -183,28 +176,14 @@ func (s *Store) Prefix() string { return s.prefix }
 
 // enter admits a call unless the store is closed or failed.
 func (s *Store) enter() error {
-	sh := s.shared
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if sh.closed {
-		return store.ErrClosed
+	var failed error
+	if p := s.shared.failed.Load(); p != nil {
+		failed = *p
 	}
-	if p := sh.failed.Load(); p != nil {
-		return *p
-	}
-	sh.inflight++
-	return nil
+	return s.shared.gate.Enter(failed)
 }
 
-func (s *Store) exit() {
-	sh := s.shared
-	sh.mu.Lock()
-	sh.inflight--
-	if sh.inflight == 0 {
-		sh.cond.Broadcast()
-	}
-	sh.mu.Unlock()
-}
+func (s *Store) exit() { s.shared.gate.Exit() }
 
 // fail records err, wrapped in store.ErrFailed, as the store's fatal error
 // unless one is recorded, and returns the recorded one.
@@ -248,18 +227,10 @@ func (s *Store) Limits() store.Limits { return s.lim }
 // with store.ErrClosed. It closes the client when Open dialled it. Closing
 // a store closes its fenced views too.
 func (s *Store) Close() error {
-	sh := s.shared
-	sh.mu.Lock()
-	if sh.closed {
-		sh.mu.Unlock()
+	if !s.shared.gate.Close() {
 		return store.ErrClosed
 	}
-	sh.closed = true
-	sh.closing.Store(true)
-	for sh.inflight > 0 {
-		sh.cond.Wait()
-	}
-	sh.mu.Unlock()
+	s.shared.gate.Wait()
 	if s.ownClient {
 		if err := s.client.Close(); err != nil && !errors.Is(err, context.Canceled) {
 			return fmt.Errorf("etcdstore: close client: %w", err)

@@ -34,7 +34,7 @@ func iterate[T any](s *Store, yield func(T, error) bool, run func() error) {
 func (s *Store) walk(lo, hi string, keysOnly bool, body func(kvs []*mvccpb.KeyValue) (next string, more bool, err error)) error {
 	var rev int64
 	for lo < hi {
-		if s.shared.closing.Load() {
+		if s.shared.gate.Closing() {
 			return store.ErrClosed
 		}
 		opts := []clientv3.OpOption{clientv3.WithRange(hi), clientv3.WithLimit(int64(s.page))}
@@ -74,7 +74,7 @@ func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
 		iterate(s, yield, func() error {
 			return s.walk(string(lo), string(hi), false, func(kvs []*mvccpb.KeyValue) (string, bool, error) {
 				for _, kv := range kvs {
-					if s.shared.closing.Load() {
+					if s.shared.gate.Closing() {
 						return "", false, store.ErrClosed
 					}
 					k, err := kvplan.DecodeKey(kv.Key)
@@ -105,7 +105,7 @@ func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
 			return s.walk(string(lo), string(hi), true, func(kvs []*mvccpb.KeyValue) (string, bool, error) {
 				var last group.ID
 				for i, kv := range kvs {
-					if s.shared.closing.Load() {
+					if s.shared.gate.Closing() {
 						return "", false, store.ErrClosed
 					}
 					k, err := kvplan.DecodeKey(kv.Key)
@@ -140,7 +140,7 @@ func (s *Store) DueBefore(upTo time.Time) iter.Seq2[store.Deadline, error] {
 			}
 			return s.walk(string(lo), string(hi), true, func(kvs []*mvccpb.KeyValue) (string, bool, error) {
 				for _, kv := range kvs {
-					if s.shared.closing.Load() {
+					if s.shared.gate.Closing() {
 						return "", false, store.ErrClosed
 					}
 					d, err := kvplan.DecodeDeadlineKey(kv.Key)

@@ -100,11 +100,7 @@ func (l *lineLimit) allow() (bool, int) {
 func (s *Store) waitIdle() bool {
 	idle := make(chan struct{})
 	go func() {
-		s.mu.Lock()
-		for s.inflight > 0 {
-			s.cond.Wait()
-		}
-		s.mu.Unlock()
+		s.gate.Wait()
 		close(idle)
 	}()
 	select {

@@ -72,7 +72,7 @@ func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
 		}
 		iterate(s, lo, hi, yield, func(it *pebble.Iterator, yield func(store.Record, error) bool) (bool, error) {
 			for valid := it.First(); valid; valid = it.Next() {
-				if s.closing.Load() {
+				if s.gate.Closing() {
 					return true, store.ErrClosed
 				}
 				k, err := kvplan.DecodeKey(it.Key())
@@ -105,7 +105,7 @@ func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
 		iterate(s, lo, hi, yield, func(it *pebble.Iterator, yield func(group.ID, error) bool) (bool, error) {
 			var next []byte
 			for valid := it.First(); valid; valid = it.SeekGE(next) {
-				if s.closing.Load() {
+				if s.gate.Closing() {
 					return true, store.ErrClosed
 				}
 				k, err := kvplan.DecodeKey(it.Key())
@@ -137,7 +137,7 @@ func (s *Store) DueBefore(upTo time.Time) iter.Seq2[store.Deadline, error] {
 		}
 		iterate(s, lo, hi, yield, func(it *pebble.Iterator, yield func(store.Deadline, error) bool) (bool, error) {
 			for valid := it.First(); valid; valid = it.Next() {
-				if s.closing.Load() {
+				if s.gate.Closing() {
 					return true, store.ErrClosed
 				}
 				d, err := kvplan.DecodeDeadlineKey(it.Key())

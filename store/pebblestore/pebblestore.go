@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"sync"
 	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -28,6 +27,7 @@ import (
 
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/store"
+	"github.com/wsrkit/wsrkit/store/internal/callgate"
 	"github.com/wsrkit/wsrkit/store/internal/kvplan"
 )
 
@@ -78,14 +78,8 @@ type Store struct {
 	locks kvplan.KeyLocks
 	// deadlines caches committed reverse deadline entries; nil: disabled.
 	deadlines *deadlineCache
-
-	mu   sync.Mutex
-	cond sync.Cond
-	// closed: Close was called; inflight counts calls and iterations in
-	// progress, which Close waits for.
-	closed   bool
-	inflight int
-	closing  atomic.Bool
+	// gate admits calls and iterations until Close, which waits for them.
+	gate callgate.Gate
 }
 
 var _ store.Store = (*Store)(nil)
@@ -129,7 +123,6 @@ func Open(opts Options) (s *Store, err error) {
 	if s.fs == nil {
 		s.fs = vfs.Default
 	}
-	s.cond.L = &s.mu
 	return s, nil
 }
 
@@ -138,27 +131,9 @@ func Open(opts Options) (s *Store, err error) {
 func (s *Store) DB() *pebble.DB { return s.db }
 
 // enter admits a call unless the store is closed or failed.
-func (s *Store) enter() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return store.ErrClosed
-	}
-	if err := s.fatal.get(); err != nil {
-		return err
-	}
-	s.inflight++
-	return nil
-}
+func (s *Store) enter() error { return s.gate.Enter(s.fatal.get()) }
 
-func (s *Store) exit() {
-	s.mu.Lock()
-	s.inflight--
-	if s.inflight == 0 {
-		s.cond.Broadcast()
-	}
-	s.mu.Unlock()
-}
+func (s *Store) exit() { s.gate.Exit() }
 
 // guard turns a panic inside pebble (a fatal error) into the call's error
 // and stops the store; deferred by every call that enters pebble. Only
@@ -252,14 +227,9 @@ func (s *Store) Limits() store.Limits { return s.lim }
 // progress; an iteration sees the store closing at its next step and ends
 // with store.ErrClosed.
 func (s *Store) Close() (err error) {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if !s.gate.Close() {
 		return store.ErrClosed
 	}
-	s.closed = true
-	s.closing.Store(true)
-	s.mu.Unlock()
 	if !s.waitIdle() || s.fatal.get() != nil {
 		return s.closeFailed()
 	}
