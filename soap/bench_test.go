@@ -118,3 +118,16 @@ func TestBenchWritersAgree(t *testing.T) {
 	noErr(t, err)
 	equal(t, string(e), string(a))
 }
+
+// BenchmarkScanRequest is the Scanner over an envelope that arrives in one
+// piece, as ReadRequest feeds it (httpbody.Limits.Scan).
+func BenchmarkScanRequest(b *testing.B) {
+	data := readTestdata(b, "bench-request-s11.xml")
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := NewScanner(ParseOptions{}, "").Write(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

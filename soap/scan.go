@@ -69,11 +69,14 @@ func (s *Scanner) Write(p []byte) (int, error) {
 		return n, s.err
 	}
 	if s.enc == encUnknown {
-		// utf16Order reads at most the first three bytes.
-		if s.head = append(s.head, p...); len(s.head) < 3 {
-			return n, nil
+		// utf16Order reads at most the first three bytes. A first piece
+		// that holds them is scanned where it is, not copied.
+		if len(s.head) > 0 || len(p) < 3 {
+			if s.head = append(s.head, p...); len(s.head) < 3 {
+				return n, nil
+			}
+			p, s.head = s.head, nil
 		}
-		p, s.head = s.head, nil
 		bigEndian, start, utf16 := utf16Order(p, s.charset)
 		switch {
 		case !utf16:

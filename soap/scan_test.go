@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -149,4 +150,26 @@ func FuzzScanner(f *testing.F) {
 			t.Fatalf("the Scanner refused %s, Parse %v: %q", sf.Rule, err, data)
 		}
 	})
+}
+
+// A first piece that holds the three bytes the encoding is told by is
+// scanned where it is: writing a whole envelope allocates a small part of
+// its size (it was copied once per request, #22).
+func TestScannerDoesNotCopyTheFirstPiece(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "bench-request-s11.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const runs = 50
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		if _, err := NewScanner(ParseOptions{}, "").Write(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per >= uint64(len(data))/2 {
+		t.Fatalf("NewScanner and one Write of %d bytes allocate %d bytes", len(data), per)
+	}
 }
