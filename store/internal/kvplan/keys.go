@@ -34,9 +34,14 @@ func appendKey(dst []byte, k group.Key) []byte {
 	return binary.BigEndian.AppendUint64(dst, k.Number)
 }
 
-// EncodeKey returns the encoding of record key k.
+// recordKeyFixed is the length of a record key but its groupId's bytes
+// (and their escapes): tag, role, terminator, generation, kind, number.
+const recordKeyFixed = 1 + 1 + 2 + 8 + 1 + 8
+
+// EncodeKey returns the encoding of record key k, in one allocation for a
+// groupId without 0x00 bytes.
 func EncodeKey(k group.Key) []byte {
-	return appendKey(make([]byte, 0, 20+len(k.GroupID)), k)
+	return appendKey(make([]byte, 0, recordKeyFixed+len(k.GroupID)), k)
 }
 
 // DecodeKey decodes a record key written by EncodeKey. Any other input gives

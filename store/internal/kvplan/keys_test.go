@@ -160,3 +160,17 @@ func FuzzDecodeKey(f *testing.F) {
 		}
 	})
 }
+
+// A record key is encoded in one allocation of its exact size (every
+// mutation of every commit encodes one; the last AppendUint64 reallocated
+// it, #22).
+func TestEncodeKeyAllocatesOnce(t *testing.T) {
+	k := group.Key{Role: 1, GroupID: "urn:uuid:6a1f3c2e-9b7d-4e21-8f3a-2c4d5e6f7a8b", Generation: 3, Kind: 2, Number: 41}
+	var b []byte
+	if n := testing.AllocsPerRun(20, func() { b = EncodeKey(k) }); n != 1 {
+		t.Fatalf("EncodeKey: %v allocations, want 1", n)
+	}
+	if len(b) != cap(b) {
+		t.Fatalf("EncodeKey: %d bytes in a buffer of %d", len(b), cap(b))
+	}
+}
