@@ -387,16 +387,11 @@ func parseResponse(el *etree.Element, v Version, o ParseOptions) (*Response, err
 		default:
 			return nil
 		}
-		g, _ := attr(c, "groupId")
-		if rep.GroupID = trimXMLSpace(g); rep.GroupID == "" {
-			return bad("missing-group-id", "wsrm:"+c.Tag+" has no groupId")
-		}
-		if len(rep.GroupID) > o.MaxIDLength {
-			return requestFault(faults.InvalidRequest, "soap.limit.id-length", "groupId is too long")
-		}
-		if err := entries.add(); err != nil {
+		id, err := entryGroupID(c, o, &entries, bad)
+		if err != nil {
 			return err
 		}
+		rep.GroupID = id
 		if !rep.Sequenced {
 			code, rule, reason := parseFaultAttr(c)
 			if rule != "" {
@@ -406,17 +401,7 @@ func parseResponse(el *etree.Element, v Version, o ParseOptions) (*Response, err
 			r.Replies = append(r.Replies, rep)
 			return nil
 		}
-		err := wsrmChildren(c, func(rc *etree.Element) error {
-			if rc.Tag != "ReplyRange" {
-				return nil
-			}
-			if err := entries.add(); err != nil {
-				return err
-			}
-			rg, rule, reason := parseRange(rc)
-			if rule != "" {
-				return bad(rule, reason)
-			}
+		err = eachRange(c, "ReplyRange", &entries, bad, func(rc *etree.Element, rg group.Range) error {
 			code, rule, reason := parseFaultAttr(rc)
 			if rule != "" {
 				return bad(rule, reason)
@@ -462,28 +447,12 @@ func parsePollRequest(el *etree.Element, v Version, o ParseOptions) (*PollReques
 		default:
 			return nil
 		}
-		var ref group.PollRef
-		g, _ := attr(c, "groupId")
-		if ref.GroupID = trimXMLSpace(g); ref.GroupID == "" {
-			return bad("missing-group-id", "wsrm:RefToMessageIds has no groupId")
-		}
-		if len(ref.GroupID) > o.MaxIDLength {
-			return requestFault(faults.InvalidPollRequest, "soap.limit.id-length", "groupId is too long")
-		}
-		if err := entries.add(); err != nil {
+		id, err := entryGroupID(c, o, &entries, bad)
+		if err != nil {
 			return err
 		}
-		err := wsrmChildren(c, func(rc *etree.Element) error {
-			if rc.Tag != "SequenceNumRange" {
-				return nil
-			}
-			if err := entries.add(); err != nil {
-				return err
-			}
-			rg, rule, reason := parseRange(rc)
-			if rule != "" {
-				return bad(rule, reason)
-			}
+		ref := group.PollRef{GroupID: id}
+		err = eachRange(c, "SequenceNumRange", &entries, bad, func(_ *etree.Element, rg group.Range) error {
 			ref.Ranges = append(ref.Ranges, rg)
 			return nil
 		})
@@ -500,6 +469,39 @@ func parsePollRequest(el *etree.Element, v Version, o ParseOptions) (*PollReques
 		return nil, bad("no-refs", "wsrm:PollRequest has no wsrm:RefToMessageIds (R33)")
 	}
 	return p, nil
+}
+
+// entryGroupID reads the groupId of c, a wsrm:NonSequenceReply,
+// SequenceReplies or RefToMessageIds: present once XML white space is
+// trimmed, at most MaxIDLength bytes. c counts as one of the block's entries.
+func entryGroupID(c *etree.Element, o ParseOptions, entries *entryLimit, bad func(rule, reason string) error) (string, error) {
+	g, _ := attr(c, "groupId")
+	if g = trimXMLSpace(g); g == "" {
+		return "", bad("missing-group-id", "wsrm:"+c.Tag+" has no groupId")
+	}
+	if len(g) > o.MaxIDLength {
+		return "", requestFault(entries.code, "soap.limit.id-length", "groupId is too long")
+	}
+	return g, entries.add()
+}
+
+// eachRange calls f with each wsrm:<tag> child of c and its range: every
+// one counts as an entry of the block, and one whose from/to do not parse
+// is bad.
+func eachRange(c *etree.Element, tag string, entries *entryLimit, bad func(rule, reason string) error, f func(rc *etree.Element, rg group.Range) error) error {
+	return wsrmChildren(c, func(rc *etree.Element) error {
+		if rc.Tag != tag {
+			return nil
+		}
+		if err := entries.add(); err != nil {
+			return err
+		}
+		rg, rule, reason := parseRange(rc)
+		if rule != "" {
+			return bad(rule, reason)
+		}
+		return f(rc, rg)
+	})
 }
 
 // entryLimit counts the entries of one header block (replies, references
