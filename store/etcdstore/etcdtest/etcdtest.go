@@ -205,13 +205,11 @@ type User struct {
 // rootPassword (which the cluster's own clients use from then on) and each
 // of users, with a role of its own on its prefix. Within 10 s.
 func (c *Cluster) EnableAuth(rootPassword string, users ...User) error {
-	cl, err := c.Client()
+	cl, ctx, done, err := c.session()
 	if err != nil {
 		return err
 	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	defer done()
 	steps := []func() error{
 		func() error { _, err := cl.UserAdd(ctx, "root", rootPassword); return err },
 		func() error { _, err := cl.UserGrantRole(ctx, "root", "root"); return err },
@@ -236,6 +234,16 @@ func (c *Cluster) EnableAuth(rootPassword string, users ...User) error {
 	}
 	c.user, c.password = "root", rootPassword
 	return nil
+}
+
+// session returns a new client and a context that ends within 10 s; done
+// releases both.
+func (c *Cluster) session() (cl *clientv3.Client, ctx context.Context, done func(), err error) {
+	if cl, err = c.Client(); err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	return cl, ctx, func() { cancel(); cl.Close() }, nil
 }
 
 // ClientTB returns a new client closed at the end of tb.
@@ -284,13 +292,11 @@ type Event struct {
 // in revision order (the embedded cluster does not compact). It reads
 // through a watch on a new client, within 10 s.
 func (c *Cluster) History(prefix string) ([]Event, error) {
-	cl, err := c.Client()
+	cl, ctx, done, err := c.session()
 	if err != nil {
 		return nil, err
 	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	defer done()
 	now, err := cl.Get(ctx, "\x00")
 	if err != nil {
 		return nil, err
@@ -331,13 +337,11 @@ func (c *Cluster) History(prefix string) ([]Event, error) {
 // would (every key bound to it is deleted); for a node that is paused
 // longer than its TTL.
 func (c *Cluster) ExpireLease(key string) error {
-	cl, err := c.Client()
+	cl, ctx, done, err := c.session()
 	if err != nil {
 		return err
 	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	defer done()
 	resp, err := cl.Get(ctx, key)
 	if err != nil {
 		return err
