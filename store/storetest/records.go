@@ -111,12 +111,18 @@ func applyKeys(e *env, keys []group.Key) {
 	}
 }
 
-func testOrdering(t *testing.T, e *env) {
-	keys := trickyKeys(1)
+// storedTricky stores trickyKeys(seed) in their random order, reopens the
+// store and returns the keys sorted as Scan must return them.
+func storedTricky(e *env, seed uint64) []group.Key {
+	keys := trickyKeys(seed)
 	applyKeys(e, keys)
 	e.reopen()
-	want := slices.Clone(keys)
-	slices.SortFunc(want, compareKeys)
+	slices.SortFunc(keys, compareKeys)
+	return keys
+}
+
+func testOrdering(t *testing.T, e *env) {
+	want := storedTricky(e, 1)
 	var got []group.Key
 	for _, role := range []group.Role{recv, send, outb} {
 		for _, r := range e.scan(store.RolePrefix(role)) {
@@ -137,11 +143,7 @@ func testOrdering(t *testing.T, e *env) {
 }
 
 func testPrefixBoundaries(t *testing.T, e *env) {
-	keys := trickyKeys(2)
-	applyKeys(e, keys)
-	e.reopen()
-	sorted := slices.Clone(keys)
-	slices.SortFunc(sorted, compareKeys)
+	sorted := storedTricky(e, 2)
 	filter := func(f func(group.Key) bool) []group.Key {
 		var out []group.Key
 		for _, k := range sorted {

@@ -6,6 +6,8 @@ package storetest
 import (
 	"cmp"
 	"errors"
+	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"testing"
@@ -101,40 +103,33 @@ func (e *env) get(k group.Key) ([]byte, bool) {
 	return v, ok
 }
 
-func (e *env) scan(p store.Prefix) []store.Record {
+// collect returns what seq yields, failing the test at its first error;
+// call names the method for the message.
+func collect[T any](e *env, seq iter.Seq2[T, error], call string) []T {
 	e.t.Helper()
-	var out []store.Record
-	for r, err := range e.s.Scan(p) {
+	var out []T
+	for v, err := range seq {
 		if err != nil {
-			e.t.Fatalf("Scan(%+v): %v", p, err)
+			e.t.Fatalf("%s: %v", call, err)
 		}
-		out = append(out, r)
+		out = append(out, v)
 	}
 	return out
+}
+
+func (e *env) scan(p store.Prefix) []store.Record {
+	e.t.Helper()
+	return collect(e, e.s.Scan(p), fmt.Sprintf("Scan(%+v)", p))
 }
 
 func (e *env) generations(role group.Role) []group.ID {
 	e.t.Helper()
-	var out []group.ID
-	for id, err := range e.s.Generations(role) {
-		if err != nil {
-			e.t.Fatalf("Generations(%v): %v", role, err)
-		}
-		out = append(out, id)
-	}
-	return out
+	return collect(e, e.s.Generations(role), fmt.Sprintf("Generations(%v)", role))
 }
 
 func (e *env) due(upTo time.Time) []store.Deadline {
 	e.t.Helper()
-	var out []store.Deadline
-	for d, err := range e.s.DueBefore(upTo) {
-		if err != nil {
-			e.t.Fatalf("DueBefore(%v): %v", upTo, err)
-		}
-		out = append(out, d)
-	}
-	return out
+	return collect(e, e.s.DueBefore(upTo), fmt.Sprintf("DueBefore(%v)", upTo))
 }
 
 func put(k group.Key, v string) group.Mutation {
