@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/wsrkit/wsrkit/rmp/admin"
+	"github.com/wsrkit/wsrkit/rmp/clock"
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/soap"
@@ -82,7 +83,7 @@ func testRestartsServeFullInbox(t *testing.T, st store.Store, count int, confirm
 	ctx := context.Background()
 	for round := range 3 {
 		c := &deferringConsumer{seen: map[receiver.DeliveryRef]bool{}}
-		n, err := Open(NodeConfig{Engine: cfg, Store: reopenable{st}, Clock: NewFakeClock(epoch.Add(time.Duration(round) * time.Minute)), Consumer: c})
+		n, err := Open(NodeConfig{Engine: cfg, Store: reopenable{st}, Clock: clock.NewFake(epoch.Add(time.Duration(round) * time.Minute)), Consumer: c})
 		require.NoError(t, err)
 		deadline := time.Now().Add(5 * time.Minute) // a bound, not a speed check: CI machines vary
 		for c.count() < count && n.Err() == nil && time.Now().Before(deadline) {
@@ -171,7 +172,7 @@ func TestNodeTickOverMoreDueGroupsThanOneBatch(t *testing.T) {
 			}
 		}
 	}
-	clk := NewFakeClock(epoch)
+	clk := clock.NewFake(epoch)
 	ctx := context.Background()
 	n, err := Open(NodeConfig{Engine: cfg, Store: reopenable{st}, Clock: clk})
 	require.NoError(t, err)

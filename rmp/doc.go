@@ -8,7 +8,8 @@
 // rmp/outbound, the HTTP transport (NodeConfig.Transport), the policy for
 // URLs peers chose and the HTTP client settings; rmp/httpbody, reading
 // request bodies within limits; rmp/peer, the verified identity of a
-// mutual-TLS peer (Inbound.SetPeer).
+// mutual-TLS peer (Inbound.SetPeer); rmp/clock, the Node's time source
+// (NodeConfig.Clock).
 //
 // # Two layers
 //
@@ -21,9 +22,9 @@
 //
 // Node is the driver: one goroutine owns an Engine and a store.Store, takes
 // inputs in batches, and applies each Ready. Its methods are safe for
-// concurrent use. Its Clock (the current time and timers) is injectable: a
-// FakeClock (NewFakeClock) lets scenario tests run hours of expiry and
-// retries in milliseconds.
+// concurrent use. Its Clock (the current time and timers, rmp/clock) is
+// injectable: a fake clock (clock.NewFake) lets scenario tests run hours of
+// expiry and retries in milliseconds.
 //
 // # Applying a Ready
 //

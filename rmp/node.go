@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wsrkit/wsrkit/rmp/clock"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/store"
@@ -26,7 +27,7 @@ var ErrClosed = errors.New("rmp: node closed")
 type Node struct {
 	cfg NodeConfig
 	log *slog.Logger
-	clk Clock
+	clk clock.Clock
 
 	// The loop (run) owns eng and job. Callers reach it through in,
 	// workers through feedback (post).

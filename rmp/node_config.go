@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/wsrkit/wsrkit/rmp/clock"
 	"github.com/wsrkit/wsrkit/rmp/httpbody"
 	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/sender"
@@ -34,7 +35,7 @@ type NodeConfig struct {
 	// ranges in Allow.
 	Outbound outbound.Policy
 	// Clock is the time source; default the real clock.
-	Clock Clock
+	Clock clock.Clock
 	// Consumer takes deliveries; default one that refuses them all, which
 	// keeps them waiting (and a Node with no consumer is a sender only).
 	Consumer Consumer
@@ -99,7 +100,7 @@ func (cfg *NodeConfig) withDefaults() error {
 		cfg.Transport = outbound.NewHTTPTransport(outbound.Config{Policy: &pol})
 	}
 	if cfg.Clock == nil {
-		cfg.Clock = RealClock()
+		cfg.Clock = clock.Real()
 	}
 	if cfg.Consumer == nil {
 		cfg.Consumer = ConsumerFunc(func(context.Context, Delivery) ([]byte, error) {

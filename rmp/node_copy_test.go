@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/wsrkit/wsrkit/rmp/clock"
 	"github.com/wsrkit/wsrkit/store/memstore"
 )
 
@@ -21,7 +22,7 @@ import (
 func TestNodeCopyDuringHandOffCarriesTheResponse(t *testing.T) {
 	ctx := context.Background()
 	entered, free := make(chan struct{}, 1), make(chan struct{})
-	rn, err := Open(NodeConfig{Store: memstore.New(memstore.Options{}), Clock: NewFakeClock(epoch), Consumer: ConsumerFunc(
+	rn, err := Open(NodeConfig{Store: memstore.New(memstore.Options{}), Clock: clock.NewFake(epoch), Consumer: ConsumerFunc(
 		func(context.Context, Delivery) ([]byte, error) {
 			entered <- struct{}{}
 			<-free

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/wsrkit/wsrkit/rmp/clock"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/store/memstore"
 )
@@ -130,7 +131,7 @@ func (g *gatedBatch) HandleOutcomes(ctx context.Context, os []sender.Outcome) (i
 func TestNodeHeldAnswerCarriesItsResponse(t *testing.T) {
 	for _, wait := range []time.Duration{5 * time.Second, 0} {
 		ctx := context.Background()
-		rn, err := Open(NodeConfig{Store: memstore.New(memstore.Options{}), Clock: NewFakeClock(epoch), AwaitDelivery: wait, Consumer: ConsumerFunc(
+		rn, err := Open(NodeConfig{Store: memstore.New(memstore.Options{}), Clock: clock.NewFake(epoch), AwaitDelivery: wait, Consumer: ConsumerFunc(
 			func(_ context.Context, d Delivery) ([]byte, error) {
 				return fmt.Appendf(nil, `<q:Price xmlns:q="urn:q">%d</q:Price>`, 10+d.Ref.Number), nil
 			})})

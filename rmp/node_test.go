@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/wsrkit/wsrkit/faults"
+	"github.com/wsrkit/wsrkit/rmp/clock"
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/sender"
@@ -188,7 +189,7 @@ func TestNodeFakeClockRunsHoursInMilliseconds(t *testing.T) {
 	// D10, D26: with a fake clock and an unreachable receiver, a message is
 	// resent on the retry schedule and fails as expired after its one-hour
 	// lifetime, without waiting an hour.
-	clk := NewFakeClock(epoch)
+	clk := clock.NewFake(epoch)
 	sc := newCollector()
 	cfg := nodeConfig("s", memstore.New(memstore.Options{}), sc)
 	cfg.Clock = clk

@@ -1,6 +1,10 @@
 package rmp
 
-import "time"
+import (
+	"time"
+
+	"github.com/wsrkit/wsrkit/rmp/clock"
+)
 
 // timerState is the driver's single timer, set to the engine's next
 // deadline. Like quic-go's maybeResetTimer it is re-armed only when that
@@ -11,8 +15,8 @@ import "time"
 // clock is set forward (or a host resumes from suspend) a busy node
 // corrects its timer within that, as it did when it re-armed every batch.
 type timerState struct {
-	clk   Clock
-	t     Timer
+	clk   clock.Clock
+	t     clock.Timer
 	ch    <-chan time.Time
 	at    time.Time // the deadline armed; valid while t != nil
 	armed time.Time // the clock's wall reading when t was armed
@@ -22,7 +26,7 @@ type timerState struct {
 // rearmAfter bounds how long the loop keeps one timer for one deadline.
 const rearmAfter = time.Second
 
-func newTimerState(clk Clock) *timerState { return &timerState{clk: clk} }
+func newTimerState(clk clock.Clock) *timerState { return &timerState{clk: clk} }
 
 // arm sets the timer to fire at deadline at (ok), or disarms it (!ok).
 func (s *timerState) arm(at time.Time, ok bool) {

@@ -3,13 +3,15 @@ package rmp
 import (
 	"testing"
 	"time"
+
+	"github.com/wsrkit/wsrkit/rmp/clock"
 )
 
 // The loop's timer is re-armed only when the deadline moves or the timer
 // fired, and it fires at the deadline it was armed for.
 func TestTimerStateRearmsOnlyOnChange(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	clk := NewFakeClock(start)
+	clk := clock.NewFake(start)
 	s := newTimerState(clk)
 	at := start.Add(time.Minute)
 	s.arm(at, true)

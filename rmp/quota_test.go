@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/wsrkit/wsrkit/rmp/clock"
 	"github.com/wsrkit/wsrkit/rmp/peer"
 	"github.com/wsrkit/wsrkit/soap"
 	"github.com/wsrkit/wsrkit/store/memstore"
@@ -36,7 +37,7 @@ func TestNodeBoundsOpenGroupsPerClientAddress(t *testing.T) {
 	// MessageStoreOverflow (D15), another is still served.
 	cfg := engineConfig("r")
 	cfg.Receiver.MaxGroupsPerPeer = 2
-	n, err := Open(NodeConfig{Engine: cfg, Store: memstore.New(memstore.Options{}), Clock: NewFakeClock(epoch)})
+	n, err := Open(NodeConfig{Engine: cfg, Store: memstore.New(memstore.Options{}), Clock: clock.NewFake(epoch)})
 	require.NoError(t, err)
 	defer n.Close(t.Context())
 	post := func(addr string, i int) string {

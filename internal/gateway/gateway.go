@@ -25,6 +25,7 @@ import (
 
 	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/clock"
 	"github.com/wsrkit/wsrkit/rmp/httpbody"
 	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
@@ -60,11 +61,11 @@ type Options struct {
 type Gateway struct {
 	cfg      Config
 	inst     string // the -data instance id (the pebble node's InstanceID)
-	clk      rmp.Clock
-	fake     *rmp.FakeClock // nil without -fake-clock
-	place    placement      // one node (-store pebble) or the held shards' nodes (-store etcd)
-	nextAny  atomic.Uint64  // round robin of singleton submits over held shards
-	inbox    *inbox         // nil with -deliver
+	clk      clock.Clock
+	fake     *clock.Fake   // nil without -fake-clock
+	place    placement     // one node (-store pebble) or the held shards' nodes (-store etcd)
+	nextAny  atomic.Uint64 // round robin of singleton submits over held shards
+	inbox    *inbox        // nil with -deliver
 	records  *records
 	idem     *idempotency // Idempotency-Keys of POST /v1/messages
 	waiters  routeWaiters // route requests waiting for their outcome
@@ -162,7 +163,7 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	g := &Gateway{cfg: cfg, inst: inst, clk: rmp.RealClock(), opts: opts, token: token, peerTLS: ptls, peerAllow: allow, auth: auth, log: log,
+	g := &Gateway{cfg: cfg, inst: inst, clk: clock.Real(), opts: opts, token: token, peerTLS: ptls, peerAllow: allow, auth: auth, log: log,
 		forward: operatorClient(cfg.ForwardTimeout, auth.clientTLS(ptls.config)), bodies: httpbody.NewBudget(cfg.MaxInflightBytes)}
 	// The transport's exchanges show which peers answer (GET /v1/peers).
 	g.peers = newPeerTracker(opts.Transport, g.Now)
@@ -172,7 +173,7 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 		if start.IsZero() {
 			start = time.Now()
 		}
-		g.fake = rmp.NewFakeClock(start)
+		g.fake = clock.NewFake(start)
 		g.clk = g.fake
 	}
 	g.records, err = openRecords(filepath.Join(cfg.DataDir, recordsFile), cfg.MaxRecords)

@@ -1,4 +1,4 @@
-package rmp
+package clock
 
 import (
 	"testing"
@@ -6,15 +6,15 @@ import (
 )
 
 var (
-	_ Clock = (*FakeClock)(nil)
-	_ Clock = RealClock()
+	_ Clock = (*Fake)(nil)
+	_ Clock = Real()
 )
 
-// A FakeClock's timers fire only when it is moved past them, in order,
+// A Fake clock's timers fire only when it is moved past them, in order,
 // with the clock reading their instant; a stopped one never fires.
-func TestFakeClockTimers(t *testing.T) {
+func TestFakeTimers(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("x", 3600))
-	c := NewFakeClock(start)
+	c := NewFake(start)
 	if got := c.Now(); !got.Equal(start) || got.Location() != time.UTC {
 		t.Fatalf("Now = %v, want %v in UTC", got, start)
 	}
@@ -50,8 +50,8 @@ func TestFakeClockTimers(t *testing.T) {
 }
 
 // The real clock reads the wall clock and its timers fire.
-func TestRealClockTimer(t *testing.T) {
-	c := RealClock()
+func TestRealTimer(t *testing.T) {
+	c := Real()
 	before := time.Now()
 	tm := c.NewTimer(time.Millisecond)
 	select {
