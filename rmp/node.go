@@ -51,7 +51,7 @@ type Node struct {
 	answers  map[uint64]chan Answer                     // by token; guarded by mu
 	awaiting map[receiver.DeliveryRef][]*awaitingAnswer // guarded by mu
 	handing  map[receiver.DeliveryRef]int               // hand-offs to the consumer in progress; guarded by mu
-	workers  []chan Delivery
+	workers  []chan deliveryRun
 	notifyQ  chan sender.Outcome
 	workerWG sync.WaitGroup
 	sendWG   sync.WaitGroup
@@ -92,7 +92,7 @@ func Open(cfg NodeConfig) (*Node, error) {
 	}).init()
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	for range cfg.DeliveryWorkers {
-		ch := make(chan Delivery, 256)
+		ch := make(chan deliveryRun, 256)
 		n.workers = append(n.workers, ch)
 		n.workerWG.Add(1)
 		go n.deliverLoop(ch)

@@ -19,7 +19,10 @@ import (
 // NodeConfig configures a Node. Store is required; the rest default.
 type NodeConfig struct {
 	// Engine configures the engine. An empty Engine.Sender.InstanceID gets
-	// a random one.
+	// a random one; a zero Engine.Receiver.MaxDeliveryRun gets
+	// DefaultDeliveryRun: the Node's workers hand an ordered group's run to
+	// the consumer in order and hand back what follows a hand-off that was
+	// not taken.
 	Engine Config
 	// Store holds the engine's state; the Node closes it on Close.
 	Store store.Store
@@ -93,6 +96,11 @@ type NodeConfig struct {
 	AwaitDelivery time.Duration
 }
 
+// DefaultDeliveryRun is a Node's receiver.Config.MaxDeliveryRun when
+// none is set: an ordered group hands up to this many deliverable
+// messages to the consumer at once, recorded taken in one commit (#22).
+const DefaultDeliveryRun = 16
+
 // withDefaults fills in what cfg leaves unset.
 func (cfg *NodeConfig) withDefaults() error {
 	if cfg.Transport == nil {
@@ -140,6 +148,9 @@ func (cfg *NodeConfig) withDefaults() error {
 	}
 	if cfg.CommitSiblings <= 0 {
 		cfg.CommitSiblings = 16
+	}
+	if cfg.Engine.Receiver.MaxDeliveryRun == 0 {
+		cfg.Engine.Receiver.MaxDeliveryRun = DefaultDeliveryRun
 	}
 	if cfg.Engine.Sender.InstanceID == "" {
 		// Group ids are mid:<counter>.<instance>@wsrkit with a persisted

@@ -74,6 +74,11 @@ type refusedInput struct{ ref receiver.DeliveryRef }
 
 func (in refusedInput) apply(e *Engine, now time.Time) { e.DeliveryFailed(now, in.ref) }
 
+// returnedInput is a delivery of a run handed back unseen (deliverLoop).
+type returnedInput struct{ ref receiver.DeliveryRef }
+
+func (in returnedInput) apply(e *Engine, now time.Time) { e.Returned(now, in.ref) }
+
 // sentInput is the result of one POST.
 type sentInput struct {
 	ref OutboundRef

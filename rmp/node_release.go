@@ -43,10 +43,19 @@ func (n *Node) release(rd *Ready) {
 		n.busy.Add(1)
 		go n.send(o)
 	}
-	for _, d := range rd.Deliver {
+	for i := 0; i < len(rd.Deliver); {
+		run := deliveryRun{first: rd.Deliver[i]}
+		j := i + 1
+		for j < len(rd.Deliver) && rd.Deliver[j].InRun {
+			j++
+		}
+		if j > i+1 {
+			run.more = slices.Clone(rd.Deliver[i+1 : j]) // the Ready is recycled
+		}
+		i = j
 		h := fnv.New32a()
-		h.Write([]byte(d.Ref.Group.GroupID))
-		n.workers[int(h.Sum32()%uint32(len(n.workers)))] <- d
+		h.Write([]byte(run.first.Ref.Group.GroupID))
+		n.workers[int(h.Sum32()%uint32(len(n.workers)))] <- run
 	}
 	for _, o := range rd.Notify {
 		n.notifyQ <- o
@@ -91,29 +100,65 @@ func (n *Node) send(o Outbound) {
 	n.post(sentInput{o.Ref, res, err})
 }
 
+// deliveryRun is one hand-off, or an ordered group's run of them
+// (receiver.Config.MaxDeliveryRun): first, then more, each InRun.
+type deliveryRun struct {
+	first Delivery
+	more  []Delivery
+}
+
+// errReturned releases the answers waiting for a delivery handed back
+// without reaching the consumer.
+var errReturned = errors.New("rmp: delivery handed back: one before it in its run was not taken")
+
 // deliverLoop is one delivery worker: it hands its groups' messages to the
 // consumer in order and posts each result back (rule 5; R92: a hand-off is
-// recorded as taken only after Deliver returned).
-func (n *Node) deliverLoop(ch chan Delivery) {
+// recorded as taken only after Deliver returned). In a run, the deliveries
+// after one that was not taken are handed back unseen (D14, R49); those
+// taken are posted one by one, and the loop records them in one commit
+// when they come together.
+func (n *Node) deliverLoop(ch chan deliveryRun) {
 	defer n.workerWG.Done()
 	for {
 		select {
-		case d := <-ch:
-			resp, err := n.cfg.Consumer.Deliver(n.ctx, d)
-			ref := d.Ref
-			n.completeAnswer(ref, resp, err)
-			if errors.Is(err, ErrDeferred) {
-				continue
+		case run := <-ch:
+			taken := n.deliver(run.first)
+			for i, d := range run.more {
+				if !taken {
+					n.handBack(run.more[i:])
+					break
+				}
+				taken = n.deliver(d)
 			}
-			if err != nil {
-				n.log.Debug("delivery refused", "group", ref.Group.GroupID, "number", ref.Number, "err", err)
-				n.post(refusedInput{ref})
-				continue
-			}
-			n.post(takenInput{ref, resp})
 		case <-n.ctx.Done():
 			return
 		}
+	}
+}
+
+// deliver hands d to the consumer and posts the result; true when it was
+// taken.
+func (n *Node) deliver(d Delivery) bool {
+	resp, err := n.cfg.Consumer.Deliver(n.ctx, d)
+	ref := d.Ref
+	n.completeAnswer(ref, resp, err)
+	if errors.Is(err, ErrDeferred) {
+		return false
+	}
+	if err != nil {
+		n.log.Debug("delivery refused", "group", ref.Group.GroupID, "number", ref.Number, "err", err)
+		n.post(refusedInput{ref})
+		return false
+	}
+	n.post(takenInput{ref, resp})
+	return true
+}
+
+// handBack reports the deliveries of a run that never reached the consumer.
+func (n *Node) handBack(ds []Delivery) {
+	for _, d := range ds {
+		n.completeAnswer(d.Ref, nil, errReturned)
+		n.post(returnedInput{d.Ref})
 	}
 }
 

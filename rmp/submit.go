@@ -138,6 +138,14 @@ func (e *Engine) DeliveryFailed(now time.Time, ref receiver.DeliveryRef) {
 	e.flushFailures(now)
 }
 
+// Returned reports that a delivery of a run never reached the consumer
+// because one before it in the run was not taken (Delivery.InRun); it is
+// offered again in its turn.
+func (e *Engine) Returned(now time.Time, ref receiver.DeliveryRef) {
+	e.addReceiver(e.recv.Returned(now, ref))
+	e.flushFailures(now)
+}
+
 // Respond caches the consumer's business response to a request-response
 // message, returned again with its duplicates under the Response pattern
 // (D18, R45).

@@ -91,6 +91,15 @@ type Config struct {
 	// (budget.go).
 	MaxStepMutations int
 
+	// MaxDeliveryRun is how many deliverable messages of an ordered group
+	// are handed out together, as one run in one Ready, once the group has
+	// none outstanding (D14, R49: still in number order, never one after a
+	// hand-off that was not taken). The driver reports every one with Taken,
+	// DeliveryFailed or Returned (Delivery.InRun), so that one commit
+	// records the run's hand-offs instead of one commit each (R92). Zero or
+	// one: one message at a time.
+	MaxDeliveryRun int
+
 	// DeliveryRetry schedules hand-off retries after DeliveryFailed, until
 	// the message's ExpiryTime.
 	DeliveryRetry Backoff
@@ -137,6 +146,10 @@ func (c Config) withDefaults() (Config, error) {
 		{&c.MaxCallbackBatch, d.MaxCallbackBatch}, {&c.MaxPollRefs, d.MaxPollRefs},
 		{&c.MaxStepMutations, d.MaxStepMutations},
 	}
+	if c.MaxDeliveryRun < 0 {
+		return c, errors.Join(ErrConfig, errors.New("negative delivery run"))
+	}
+	c.MaxDeliveryRun = max(c.MaxDeliveryRun, 1)
 	for _, f := range ints {
 		if *f.v < 0 {
 			return c, errors.Join(ErrConfig, errors.New("negative limit"))

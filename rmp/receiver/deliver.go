@@ -10,11 +10,12 @@ import (
 )
 
 // emit hands pending n of g to the consumer when it is due and unexpired
-// (D9: never after its ExpiryTime).
-func (r *Receiver) emit(now time.Time, g *gstate, n uint64) {
+// (D9: never after its ExpiryTime), and reports whether it did. inRun: n
+// follows the Delivery emitted just before it in an ordered group's run.
+func (r *Receiver) emit(now time.Time, g *gstate, n uint64, inRun bool) bool {
 	d, ok := g.pending[n]
 	if !ok || d.inFlight || d.retry && now.Before(d.retryAt) || group.Passed(d.expiry, now) {
-		return
+		return false
 	}
 	d.inFlight, d.retry = true, false
 	d.attempts++
@@ -25,13 +26,21 @@ func (r *Receiver) emit(now time.Time, g *gstate, n uint64) {
 		Payload: d.payload,
 		Action:  d.action,
 		Attempt: d.attempts,
+		InRun:   inRun,
 	})
+	return true
 }
 
-// pumpOrdered hands out an ordered group's next message: one at a time, so
-// a later message waits behind a failed one (D14, R49).
+// pumpOrdered hands out an ordered group's next messages once none is
+// outstanding: a run of up to MaxDeliveryRun consecutive due numbers from
+// nextTake, so that a later message still waits behind a failed one
+// (D14, R49). An outstanding run always starts at nextTake (Taken moves
+// it in order), so nextTake in flight means one is.
 func (r *Receiver) pumpOrdered(now time.Time, g *gstate) {
-	r.emit(now, g, g.nextTake)
+	n := g.nextTake
+	for i := 0; i < r.cfg.MaxDeliveryRun && r.emit(now, g, n, i > 0) && n != ^uint64(0); i++ {
+		n++
+	}
 }
 
 // pumpAll hands out every due pending message of g, in number order.
@@ -41,7 +50,7 @@ func (r *Receiver) pumpAll(now time.Time, g *gstate) {
 		return
 	}
 	for _, n := range sortedKeys(g.pending) {
-		r.emit(now, g, n)
+		r.emit(now, g, n, false)
 	}
 }
 
@@ -127,6 +136,23 @@ func (r *Receiver) DeliveryFailed(now time.Time, ref DeliveryRef) Ready {
 	d.inFlight = false
 	d.retry, d.retryAt = true, now.Add(r.cfg.DeliveryRetry.Delay(d.attempts))
 	r.putHandoffRetry(g, n, &d) // a recovered Receiver keeps the schedule
+	g.pending[n] = d
+	r.advanceGroup(now, g)
+	return r.finish(now)
+}
+
+// Returned reports that a delivery of a run was not handed to the consumer
+// because one before it was not taken (Delivery.InRun): it waits for its
+// turn again, as if it had never been handed out, and counts no attempt.
+func (r *Receiver) Returned(now time.Time, ref DeliveryRef) Ready {
+	r.begin()
+	g, n, d, ok := r.inFlight(ref, "receiver.returned-unknown")
+	if !ok {
+		return r.finish(now)
+	}
+	r.touch(g)
+	d.inFlight = false
+	d.attempts--
 	g.pending[n] = d
 	r.advanceGroup(now, g)
 	return r.finish(now)

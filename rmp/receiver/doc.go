@@ -16,8 +16,11 @@
 //     delivery and callback of the same Ready relies on it (D8, R41, R92).
 //     If the batch fails, stop and rebuild the Receiver with Recover.
 //  2. Hand Deliver to the consumer in slice order and report each outcome
-//     with Taken or DeliveryFailed. An ordered group hands out one message
-//     at a time: its next message comes in the Ready of Taken (D14, R49).
+//     with Taken or DeliveryFailed. An ordered group hands out one message,
+//     or one run of up to Config.MaxDeliveryRun, at a time: its next comes
+//     in the Ready of the Taken that ends the run (D14, R49). A Delivery
+//     with InRun may reach the consumer only once the one before it was
+//     taken; after one that was not, report the rest with Returned.
 //     The hand-off instant is the Deliver effect; a crash before Taken makes
 //     Recover hand the message out again, so the consumer must be idempotent
 //     on (GroupID, Generation, Number) (R92, digest §10 item 6).

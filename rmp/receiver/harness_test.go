@@ -157,7 +157,11 @@ func (h *harness) process(rd Ready) {
 	h.checkCompact()
 	var lines []string
 	for _, d := range rd.Deliver {
-		lines = append(lines, "deliver "+refStr(d.Ref))
+		line := "deliver " + refStr(d.Ref)
+		if d.InRun {
+			line += " run"
+		}
+		lines = append(lines, line)
 	}
 	if rd.SOAPFault != nil {
 		lines = append(lines, fmt.Sprintf("soapfault %s %s", rd.SOAPFault.Code.String(), rd.SOAPFault.Rule))
@@ -180,19 +184,30 @@ func (h *harness) process(rd Ready) {
 		lines = append(lines, eventStr(e))
 	}
 	h.log = append(h.log, lines...)
-	var refs []DeliveryRef
-	for _, d := range rd.Deliver {
-		refs = append(refs, d.Ref)
+	type handOff struct {
+		ref   DeliveryRef
+		inRun bool
 	}
-	for _, ref := range refs {
+	var hs []handOff
+	for _, d := range rd.Deliver {
+		hs = append(hs, handOff{d.Ref, d.InRun})
+	}
+	taken := false // the hand-off before, for a run (Delivery.InRun)
+	for _, d := range hs {
 		switch {
+		case d.inRun && !taken:
+			h.log = append(h.log, "returned "+refStr(d.ref))
+			h.process(h.r.Returned(h.now, d.ref))
 		case h.holdTake:
-			h.inflight = append(h.inflight, ref)
+			h.inflight = append(h.inflight, d.ref)
+			taken = false
 		case h.failTake:
-			h.process(h.r.DeliveryFailed(h.now, ref))
+			h.process(h.r.DeliveryFailed(h.now, d.ref))
+			taken = false
 		default:
-			h.taken[ref]++
-			h.process(h.r.Taken(h.now, ref))
+			h.taken[d.ref]++
+			h.process(h.r.Taken(h.now, d.ref))
+			taken = true
 		}
 	}
 	if h.holdCB {

@@ -216,7 +216,7 @@ func (r *Receiver) accept(now time.Time, m *Message, g *gstate) bool {
 		r.pumpOrdered(now, g)
 	} else {
 		r.enqueue(g, n, m.Expiry, m.content())
-		r.emit(now, g, n)
+		r.emit(now, g, n, false)
 	}
 	if !r.cfg.AckOnDelivery {
 		r.ack(now, m, g, n)
@@ -351,7 +351,7 @@ func (r *Receiver) duplicate(now time.Time, m *Message, g *gstate, n uint64) {
 	// again; never in an ordered group (D19, A10).
 	if !faulted && !pending && !held && !g.flags.DuplicateElimination && !g.ordered() {
 		r.enqueue(g, n, m.Expiry, m.content())
-		r.emit(now, g, n)
+		r.emit(now, g, n, false)
 	}
 	if body, ok := g.responseMap()[n]; ok && m.Pattern == group.ReplyResponse {
 		r.rd.Response = body // D18, R45

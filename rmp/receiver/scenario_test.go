@@ -35,7 +35,7 @@ func runScenario(t *testing.T, sc scenario, restartAt int) (*harness, string) {
 // store modes (conformance/testdata/recv_*.txt) cannot reach, the
 // receiver's own refusals behind soap.Parse and a hand-off in flight.
 var scenarioTopics = [][]scenario{
-	pollScenarios, limitScenarios, operatorScenarios,
+	pollScenarios, limitScenarios, operatorScenarios, runScenarios,
 }
 
 func TestScenarios(t *testing.T) {

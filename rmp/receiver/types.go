@@ -74,6 +74,12 @@ type Delivery struct {
 	Action string
 	// Attempt counts hand-offs of this copy, 1 for the first.
 	Attempt int
+	// InRun: the Delivery before it in the Ready is the previous number
+	// of the same ordered group, handed out in one run with it
+	// (Config.MaxDeliveryRun). It may reach the consumer only once that one
+	// was taken: when that one failed, was deferred or was handed back,
+	// hand this one back with Returned instead (D14, R49).
+	InRun bool
 }
 
 // Reply is the content of one wsrm:Response header; it is never empty
