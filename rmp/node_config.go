@@ -19,10 +19,14 @@ import (
 // NodeConfig configures a Node. Store is required; the rest default.
 type NodeConfig struct {
 	// Engine configures the engine. An empty Engine.Sender.InstanceID gets
-	// a random one; a zero Engine.Receiver.MaxDeliveryRun gets
-	// DefaultDeliveryRun: the Node's workers hand an ordered group's run to
+	// a random one; a zero Engine.Receiver.MaxDeliveryRun gets 16
+	// (defaultDeliveryRun): the Node's workers hand an ordered group's run to
 	// the consumer in order and hand back what follows a hand-off that was
-	// not taken.
+	// not taken. A zero Engine.Sender.Window gets 16 (defaultWindow), a
+	// negative one no bound: that many of a group's unacknowledged
+	// messages on the wire at once, the rest stored and sent as acks come
+	// (keep it within the transport's connections per destination, 16 by
+	// default, or the rest wait there with their retry clocks running).
 	Engine Config
 	// Store holds the engine's state; the Node closes it on Close.
 	Store store.Store
@@ -96,10 +100,13 @@ type NodeConfig struct {
 	AwaitDelivery time.Duration
 }
 
-// DefaultDeliveryRun is a Node's receiver.Config.MaxDeliveryRun when
+// defaultDeliveryRun is a Node's receiver.Config.MaxDeliveryRun when
 // none is set: an ordered group hands up to this many deliverable
 // messages to the consumer at once, recorded taken in one commit (#22).
-const DefaultDeliveryRun = 16
+const defaultDeliveryRun = 16
+
+// defaultWindow is a Node's sender.Config.Window when none is set (#22).
+const defaultWindow = 16
 
 // withDefaults fills in what cfg leaves unset.
 func (cfg *NodeConfig) withDefaults() error {
@@ -149,8 +156,14 @@ func (cfg *NodeConfig) withDefaults() error {
 	if cfg.CommitSiblings <= 0 {
 		cfg.CommitSiblings = 16
 	}
+	switch w := &cfg.Engine.Sender.Window; {
+	case *w == 0:
+		*w = defaultWindow
+	case *w < 0:
+		*w = 0 // no bound
+	}
 	if cfg.Engine.Receiver.MaxDeliveryRun == 0 {
-		cfg.Engine.Receiver.MaxDeliveryRun = DefaultDeliveryRun
+		cfg.Engine.Receiver.MaxDeliveryRun = defaultDeliveryRun
 	}
 	if cfg.Engine.Sender.InstanceID == "" {
 		// Group ids are mid:<counter>.<instance>@wsrkit with a persisted

@@ -145,6 +145,10 @@ type Config struct {
 	// MaxPendingPerGroup bounds one group's unacknowledged messages (503
 	// beyond), so that failing them all at once fits one store batch.
 	MaxPendingPerGroup int
+	// Window bounds one sending group's unacknowledged messages on the
+	// wire at once (sender.Config.Window); the rest are stored and sent
+	// as acks come. 0: no bound.
+	Window int
 	// AwaitHeldResponse bounds how long the answer to a request-response
 	// message that arrived out of order waits for its delivery, so that its
 	// business response rides on it (R73); 0 (the default) answers with the
@@ -280,6 +284,7 @@ func DefaultConfig() Config {
 		DeliverConcurrency:   32,
 		PeerConcurrency:      64,
 		MaxPendingPerGroup:   10000,
+		Window:               16,
 	}
 }
 
@@ -360,6 +365,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var((*routes)(&c.Routes), "route", "NAME=URL (repeatable): POST /soap/NAME sends a plain SOAP request reliably to the WS-R endpoint URL and answers with its business response")
 	fs.DurationVar(&c.AwaitHeldResponse, "await-held-response", c.AwaitHeldResponse, "how long the answer to a Response-pattern message held out of order waits for its delivery's business response (R73); 0 acknowledges at once (each parked answer holds a sender's connection)")
 	fs.IntVar(&c.MaxPendingPerGroup, "max-pending-per-group", c.MaxPendingPerGroup, "unacknowledged messages of one sending group (more → 503); an abort fails them in one store batch, so at most 20000")
+	fs.IntVar(&c.Window, "window", c.Window, "unacknowledged messages of one sending group on the wire at once; later ones are stored and sent as acks come, in order (0: no bound)")
 	fs.IntVar(&c.PeerConcurrency, "peer-concurrency", c.PeerConcurrency, "RMP exchanges (messages, polls, callbacks) in flight to one destination host; each waits for its answer, a business response included")
 	fs.IntVar(&c.DeliverConcurrency, "deliver-concurrency", c.DeliverConcurrency, "deliveries POSTed to -deliver at once; one group's messages always go one at a time, in order")
 	fs.StringVar(&c.TLSCert, "tls-cert", c.TLSCert, "PEM certificate (chain) of the listener: serve HTTPS, TLS 1.2+; re-read on SIGHUP and when the file changes")
@@ -537,6 +543,9 @@ func (c *Config) Validate() error {
 	pos("max-pending-per-group", int64(c.MaxPendingPerGroup))
 	if c.MaxPendingPerGroup > 20000 {
 		errs = append(errs, fmt.Errorf("-max-pending-per-group must be at most 20000 (an abort fails them all in one store batch), got %d", c.MaxPendingPerGroup))
+	}
+	if c.Window < 0 {
+		errs = append(errs, fmt.Errorf("-window must not be negative, got %d", c.Window))
 	}
 	if c.AwaitHeldResponse < 0 {
 		errs = append(errs, fmt.Errorf("-await-held-response must not be negative, got %s", c.AwaitHeldResponse))

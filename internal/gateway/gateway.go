@@ -320,6 +320,10 @@ func engineConfig(c *Config, instance string) rmp.Config {
 	lim.MaxPendingPerDest = c.MaxPending
 	lim.MaxPendingBytesPerDest = c.MaxPendingBytes
 	lim.MaxPendingPerGroup = c.MaxPendingPerGroup
+	window := c.Window
+	if window == 0 {
+		window = -1 // no bound (a Node's zero is its default)
+	}
 	return rmp.Config{
 		Receiver: rc,
 		Sender: sender.Config{
@@ -338,6 +342,7 @@ func engineConfig(c *Config, instance string) rmp.Config {
 			Destinations:     peerDestinations(c),
 			JitterSeed:       h.Sum64(),
 			DefaultLifetime:  c.DefaultExpiresIn,
+			Window:           window,
 			Limits:           lim,
 		},
 		Dialect: dialect,

@@ -86,8 +86,13 @@ func outboxKey(id OutcomeID) group.Key {
 // one atomic batch, so this order only matters for a key written twice,
 // which never happens.
 func (s *Sender) finish(now time.Time) Ready {
+	for _, g := range s.refill {
+		s.touch(g)
+	}
+	s.refill = nil
 	slices.SortFunc(s.b.touched, func(a, b *groupState) int { return compareIDs(s.cfg.InstanceID, a, b) })
 	for i := 0; i < len(s.b.touched); i++ { // advance may touch nothing new, but be safe
+		s.fillWindow(now, s.b.touched[i])
 		s.advance(now, s.b.touched[i])
 	}
 	// Sized once for the usual input: per message a delete or a put (and a

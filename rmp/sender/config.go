@@ -139,7 +139,14 @@ type Config struct {
 	// DefaultLifetime is the ExpiryTime offset of a submission with neither
 	// Expiry nor Lifetime; zero refuses such submissions.
 	DefaultLifetime time.Duration
-	Limits          Limits
+	// Window bounds how many of a group's unacknowledged AckRequested
+	// messages are on the wire at once: transmitted, neither acknowledged
+	// nor failed. A message submitted beyond it is stored (R21) and waits
+	// for its first transmission, in number order, until an ack or a
+	// failure frees a place; its retries count from then, and it fails
+	// Expired if its ExpiryTime passes first (D10). Zero: no bound.
+	Window int
+	Limits Limits
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -177,6 +184,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.PollIntervalMax == 0 {
 		c.PollIntervalMax = max(2*time.Minute, c.PollInterval)
+	}
+	if c.Window < 0 {
+		return c, errors.New("sender: config: negative window")
 	}
 	if c.PollInterval < 0 || c.LateFaultGrace < 0 || c.DefaultLifetime < 0 || c.LateFaultMargin < 0 || c.PollIntervalMax < 0 {
 		return c, errors.New("sender: config: negative duration")

@@ -19,6 +19,11 @@ type gextra struct {
 	// id is the stored id of a group recovered under another instance id
 	// (ids.go); "" when the id is made from seq.
 	id string
+	// waiting counts the pending messages not transmitted yet, beyond
+	// Config.Window (window.go); sendNext is the lowest number that may be
+	// one of them.
+	waiting  int
+	sendNext uint64
 }
 
 // more returns g's extra state, making it on first use.

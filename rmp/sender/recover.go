@@ -161,6 +161,7 @@ func (s *Sender) rebuild(g *groupState) {
 	for _, m := range g.pending {
 		s.hold(m)
 		s.scheduleMessage(m)
+		s.recoverWaiting(g, m)
 	}
 	g.life.Complete = len(g.pending) == 0
 	at, ok := g.removeAtTime(), g.life.Terminated

@@ -62,6 +62,9 @@ type Sender struct {
 	pendFree group.MapPool[*message]
 	// replay: the next Ready re-emits the whole outbox (after Recover).
 	replay bool
+	// refill are recovered groups with messages waiting for the window,
+	// for the next input to transmit (window.go).
+	refill []*groupState
 
 	b batch
 }
@@ -131,12 +134,20 @@ func (s *Sender) Submit(now time.Time, sub Submission) (MessageRef, Ready, error
 		g.next++
 	}
 	m := &message{g: g, number: n, last: last, expiry: expiry, action: sub.Action, payload: sub.Payload}
-	s.transmit(now, m)
+	if g.flags.AckRequested && s.windowFull(g) {
+		s.wait(m)
+	} else {
+		s.transmit(now, m)
+	}
 	if g.flags.AckRequested {
 		s.addPending(g, m)
 		s.hold(m)
 		s.joinPoll(now, g)
-		s.armRetry(now, m)
+		if m.attempts > 0 {
+			s.armRetry(now, m)
+		} else {
+			s.scheduleMessage(m) // its ExpiryTime (D10)
+		}
 	}
 	return s.ref(g, n), s.finish(now), nil
 }
@@ -330,6 +341,9 @@ func (s *Sender) dest(name string) *destState {
 // release removes a message from pending, its timer and its bounds.
 func (s *Sender) release(m *message) {
 	g := m.g
+	if m.attempts == 0 && g.x != nil && g.x.waiting > 0 {
+		g.x.waiting-- // never transmitted (window.go)
+	}
 	s.removePending(g, m.number)
 	m.done = true
 	s.timers.remove(&m.tm)
