@@ -127,32 +127,30 @@ func (r *Receiver) asyncReply(now time.Time, g *gstate, it replyItem, expiry tim
 // DeliveryFailed reports that the consumer could not take a delivery now; it
 // is retried with Config.DeliveryRetry until its ExpiryTime.
 func (r *Receiver) DeliveryFailed(now time.Time, ref DeliveryRef) Ready {
-	r.begin()
-	g, n, d, ok := r.inFlight(ref, "receiver.failed-unknown")
-	if !ok {
-		return r.finish(now)
-	}
-	r.touch(g)
-	d.inFlight = false
-	d.retry, d.retryAt = true, now.Add(r.cfg.DeliveryRetry.Delay(d.attempts))
-	r.putHandoffRetry(g, n, &d) // a recovered Receiver keeps the schedule
-	g.pending[n] = d
-	r.advanceGroup(now, g)
-	return r.finish(now)
+	return r.putBack(now, ref, "receiver.failed-unknown", func(g *gstate, n uint64, d *delivery) {
+		d.retry, d.retryAt = true, now.Add(r.cfg.DeliveryRetry.Delay(d.attempts))
+		r.putHandoffRetry(g, n, d) // a recovered Receiver keeps the schedule
+	})
 }
 
 // Returned reports that a delivery of a run was not handed to the consumer
 // because one before it was not taken (Delivery.InRun): it waits for its
 // turn again, as if it had never been handed out, and counts no attempt.
 func (r *Receiver) Returned(now time.Time, ref DeliveryRef) Ready {
+	return r.putBack(now, ref, "receiver.returned-unknown", func(_ *gstate, _ uint64, d *delivery) { d.attempts-- })
+}
+
+// putBack makes the handed-out delivery ref pending again, changed by
+// change, and moves its group on; label names a ref in flight nowhere.
+func (r *Receiver) putBack(now time.Time, ref DeliveryRef, label string, change func(*gstate, uint64, *delivery)) Ready {
 	r.begin()
-	g, n, d, ok := r.inFlight(ref, "receiver.returned-unknown")
+	g, n, d, ok := r.inFlight(ref, label)
 	if !ok {
 		return r.finish(now)
 	}
 	r.touch(g)
 	d.inFlight = false
-	d.attempts--
+	change(g, n, &d)
 	g.pending[n] = d
 	r.advanceGroup(now, g)
 	return r.finish(now)

@@ -341,7 +341,7 @@ func (s *Sender) dest(name string) *destState {
 // release removes a message from pending, its timer and its bounds.
 func (s *Sender) release(m *message) {
 	g := m.g
-	if m.attempts == 0 && g.x != nil && g.x.waiting > 0 {
+	if m.attempts == 0 && g.extra().waiting > 0 {
 		g.x.waiting-- // never transmitted (window.go)
 	}
 	s.removePending(g, m.number)

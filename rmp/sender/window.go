@@ -19,7 +19,7 @@ func (s *Sender) windowFull(g *groupState) bool {
 	if s.cfg.Window <= 0 {
 		return false
 	}
-	if g.x != nil && g.x.waiting > 0 {
+	if g.extra().waiting > 0 {
 		return true
 	}
 	return len(g.pending) >= s.cfg.Window
@@ -41,10 +41,10 @@ func (s *Sender) wait(m *message) {
 // fillWindow transmits g's waiting messages, lowest first, while the
 // window has room. One already expired is left to its timer (D10).
 func (s *Sender) fillWindow(now time.Time, g *groupState) {
-	x := g.x
-	if x == nil || x.waiting == 0 || g.removed {
+	if g.extra().waiting == 0 || g.removed {
 		return
 	}
+	x := g.x
 	for n := x.sendNext; x.waiting > 0 && len(g.pending)-x.waiting < s.cfg.Window && n <= g.next; n++ {
 		x.sendNext = n + 1
 		m := g.pending[n]
