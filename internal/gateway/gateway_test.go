@@ -161,7 +161,7 @@ func TestRecordsSurviveReopenAndStayBounded(t *testing.T) {
 	r, err = openRecords(path, 5)
 	require.NoError(t, err)
 	require.NoError(t, r.put(Record{ID: "a", Outcome: "failed", Reason: "fault", Fault: "MessageExpired"}))
-	r.f.WriteString(`{"id":"torn","outc`)
+	r.file.f.WriteString(`{"id":"torn","outc`)
 	require.NoError(t, r.close())
 	r, err = openRecords(path, 5)
 	require.NoError(t, err)

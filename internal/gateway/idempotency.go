@@ -1,14 +1,12 @@
 package gateway
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -45,8 +43,7 @@ type idempotency struct {
 	byKey    map[string]*idemEntry
 	order    []*idemEntry // oldest first; evicted or expired entries are skipped
 	inFlight map[string]bool
-	f        *os.File
-	lines    int
+	file     jsonlFile
 }
 
 var (
@@ -56,18 +53,14 @@ var (
 
 func openIdempotency(path string, window time.Duration, max int, now time.Time) (*idempotency, error) {
 	d := &idempotency{window: window, max: max, byKey: map[string]*idemEntry{}, inFlight: map[string]bool{}}
-	if f, err := os.Open(path); err == nil {
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 4<<10), 64<<10)
-		for sc.Scan() {
-			var e idemEntry
-			if json.Unmarshal(sc.Bytes(), &e) != nil || e.Key == "" {
-				continue // a torn last line after a crash
-			}
-			d.putLocked(&e)
+	err := readJSONL(path, 64<<10, func(line []byte) {
+		var e idemEntry
+		if json.Unmarshal(line, &e) != nil || e.Key == "" {
+			return // a torn last line after a crash
 		}
-		f.Close()
-	} else if !os.IsNotExist(err) {
+		d.putLocked(&e)
+	})
+	if err != nil {
 		return nil, err
 	}
 	d.expireLocked(now)
@@ -108,18 +101,8 @@ func (d *idempotency) done(key, print string, ans *SubmitAnswer, now time.Time) 
 	}
 	e := &idemEntry{Key: key, Print: print, Answer: *ans, At: now.UTC()}
 	d.putLocked(e)
-	if d.f == nil {
-		return nil
-	}
-	if d.lines+1 >= 2*d.max {
-		return d.rewrite(d.f.Name())
-	}
 	b, _ := json.Marshal(e)
-	if _, err := d.f.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("writing idempotency keys: %w", err)
-	}
-	d.lines++
-	return d.f.Sync()
+	return d.file.append(append(b, '\n'), 1, d.max, d.rewrite, "idempotency keys")
 }
 
 func (d *idempotency) putLocked(e *idemEntry) {
@@ -151,29 +134,19 @@ func (d *idempotency) expireLocked(now time.Time) {
 
 // rewrite compacts the file to the keys held.
 func (d *idempotency) rewrite(path string) error {
-	f, n, err := rewriteJSONL(path, d.f, func(put func(any)) {
+	return d.file.rewrite(path, func(put func(any)) {
 		for _, e := range d.order {
 			if !e.evicted {
 				put(e)
 			}
 		}
 	})
-	d.f = f
-	if err == nil {
-		d.lines = n
-	}
-	return err
 }
 
 func (d *idempotency) close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.f == nil {
-		return nil
-	}
-	err := d.f.Close()
-	d.f = nil
-	return err
+	return d.file.close()
 }
 
 // idempotencyKey reads the request's Idempotency-Key: "" when absent; a

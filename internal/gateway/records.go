@@ -1,10 +1,7 @@
 package gateway
 
 import (
-	"bufio"
 	"encoding/json"
-	"fmt"
-	"os"
 	"sync"
 )
 
@@ -44,9 +41,8 @@ type records struct {
 	max   int
 	byID  map[string]Record
 	order []string
-	f     *os.File // nil: memory only
-	lines int      // lines in f, for compaction
-	bytes int      // sum of len(Response) over byID
+	file  jsonlFile // no file: memory only
+	bytes int       // sum of len(Response) over byID
 }
 
 func openRecords(path string, max int) (*records, error) {
@@ -54,18 +50,14 @@ func openRecords(path string, max int) (*records, error) {
 	if path == "" {
 		return r, nil
 	}
-	if f, err := os.Open(path); err == nil {
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64<<10), 8<<20) // a record with a 1 MiB response, JSON-escaped
-		for sc.Scan() {
-			var rec Record
-			if json.Unmarshal(sc.Bytes(), &rec) != nil || rec.ID == "" {
-				continue // a torn last line after a crash
-			}
-			r.putLocked(rec)
+	err := readJSONL(path, 8<<20, func(line []byte) { // a record with a 1 MiB response, JSON-escaped
+		var rec Record
+		if json.Unmarshal(line, &rec) != nil || rec.ID == "" {
+			return // a torn last line after a crash
 		}
-		f.Close()
-	} else if !os.IsNotExist(err) {
+		r.putLocked(rec)
+	})
+	if err != nil {
 		return nil, err
 	}
 	if err := r.rewrite(path); err != nil {
@@ -76,16 +68,11 @@ func openRecords(path string, max int) (*records, error) {
 
 // rewrite compacts the file to the records held.
 func (r *records) rewrite(path string) error {
-	f, n, err := rewriteJSONL(path, r.f, func(put func(any)) {
+	return r.file.rewrite(path, func(put func(any)) {
 		for _, id := range r.order {
 			put(r.byID[id])
 		}
 	})
-	r.f = f
-	if err == nil {
-		r.lines = n
-	}
-	return err
 }
 
 func (r *records) putLocked(rec Record) {
@@ -120,17 +107,7 @@ func (r *records) putAll(recs []Record) error {
 		b, _ := json.Marshal(rec)
 		buf = append(append(buf, b...), '\n')
 	}
-	if r.f == nil {
-		return nil
-	}
-	if r.lines+len(recs) >= 2*r.max {
-		return r.rewrite(r.f.Name())
-	}
-	if _, err := r.f.Write(buf); err != nil {
-		return fmt.Errorf("writing outcome records: %w", err)
-	}
-	r.lines += len(recs)
-	return r.f.Sync()
+	return r.file.append(buf, len(recs), r.max, r.rewrite, "outcome records")
 }
 
 func (r *records) get(id string) (Record, bool) {
@@ -170,10 +147,5 @@ func (r *records) list(match func(*Record) bool, after string, limit int) (page 
 func (r *records) close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.f == nil {
-		return nil
-	}
-	err := r.f.Close()
-	r.f = nil
-	return err
+	return r.file.close()
 }
