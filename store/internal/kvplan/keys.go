@@ -2,6 +2,7 @@ package kvplan
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -52,12 +53,9 @@ func DecodeKey(b []byte) (group.Key, error) {
 		return k, corruptKey(b, "not a record key")
 	}
 	k.Role = group.Role(b[1])
-	gid, rest, err := decodeGID(b[2:])
+	gid, rest, err := decodeGID(b[2:], 17)
 	if err != nil {
 		return k, corruptKey(b, err.Error())
-	}
-	if len(rest) != 17 {
-		return k, corruptKey(b, "wrong length after groupId")
 	}
 	k.GroupID = gid
 	k.Generation = binary.BigEndian.Uint64(rest)
@@ -79,8 +77,9 @@ func appendGID(dst []byte, s string) []byte {
 }
 
 // decodeGID reads an escaped groupId from the front of b and returns it with
-// the bytes after its terminator.
-func decodeGID(b []byte) (string, []byte, error) {
+// the bytes after its terminator, which must be tail bytes (the rest of a
+// fixed-length key).
+func decodeGID(b []byte, tail int) (string, []byte, error) {
 	buf := make([]byte, 0, len(b))
 	for i := 0; i < len(b); i++ {
 		if b[i] != gidEscape {
@@ -95,7 +94,10 @@ func decodeGID(b []byte) (string, []byte, error) {
 			buf = append(buf, gidEscape)
 			i++
 		case gidEnd:
-			return string(buf), b[i+2:], nil
+			if rest := b[i+2:]; len(rest) == tail {
+				return string(buf), rest, nil
+			}
+			return "", nil, errors.New("wrong length after groupId")
 		default:
 			return "", nil, fmt.Errorf("bad groupId escape 0x%02x", b[i+1])
 		}
@@ -158,12 +160,9 @@ func DecodeDeadlineKey(b []byte) (store.Deadline, error) {
 	}
 	d.At = DecodeInstant(binary.BigEndian.Uint64(b[1:]))
 	d.Role = group.Role(b[9])
-	gid, rest, err := decodeGID(b[10:])
+	gid, rest, err := decodeGID(b[10:], 8)
 	if err != nil {
 		return d, corruptKey(b, err.Error())
-	}
-	if len(rest) != 8 {
-		return d, corruptKey(b, "wrong length after groupId")
 	}
 	d.ID = group.ID{GroupID: gid, Generation: binary.BigEndian.Uint64(rest)}
 	return d, nil
