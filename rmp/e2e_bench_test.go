@@ -340,6 +340,24 @@ func BenchmarkEndToEndHTTPMutualTLS(b *testing.B) {
 	}
 }
 
+// BenchmarkEndToEndH2C is BenchmarkEndToEndHTTP and
+// BenchmarkEndToEndStreamHTTP at 64 groups on pebble over HTTP/1.1 (a
+// connection per group, link=plain) and over cleartext HTTP/2 with prior
+// knowledge (link=h2c: the server takes both, the client speaks only
+// HTTP/2; one connection, multiplexed), back to back: whether HTTP/2
+// between two wsrkit nodes costs less CPU per message (#22, BENCHMARKS.md
+// "Findings on the RabbitMQ comparison": it costs more).
+func BenchmarkEndToEndH2C(b *testing.B) {
+	for _, link := range []string{"plain", "h2c"} {
+		b.Run("shape=one-in-flight/store=pebble/groups=64/link="+link, func(b *testing.B) {
+			benchEndToEndOver(b, "pebble", 64, nil, link)
+		})
+		b.Run("shape=stream/store=pebble/groups=64/link="+link, func(b *testing.B) {
+			benchStreamOver(b, "pebble", 64, nil, false, link)
+		})
+	}
+}
+
 func benchEndToEndOver(b *testing.B, kind string, groups int, set func(*sender.Config), link string) {
 	router := &outcomeRouter{}
 	for range groups {
@@ -417,6 +435,8 @@ func (c *pollCounter) Do(ctx context.Context, p outbound.Post) (outbound.PostRes
 type e2eRig struct {
 	sn, rn             *rmp.Node
 	url                string
+	link               string
+	http2              atomic.Int64 // requests the receiver got over HTTP/2
 	polls              *pollCounter
 	check              *orderCheck
 	recvLat, submitLat latencies
@@ -425,22 +445,38 @@ type e2eRig struct {
 }
 
 func newE2ERig(b *testing.B, kind string, groups int, outcomes rmp.OutcomeHandler, set func(*sender.Config), link string) *e2eRig {
-	r := &e2eRig{rst: openStore(b, kind), sst: openStore(b, kind), check: newOrderCheck()}
+	r := &e2eRig{rst: openStore(b, kind), sst: openStore(b, kind), check: newOrderCheck(), link: link}
 	r.rn = receiverNode(b, r.rst, r.check)
-	srv := httptest.NewUnstartedServer(timedHandler(r.rn, &r.recvLat))
+	timed := timedHandler(r.rn, &r.recvLat)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.ProtoMajor == 2 {
+			r.http2.Add(1)
+		}
+		timed.ServeHTTP(w, req)
+	}))
 	// One connection per group; the default 16 would cap the 64-group run
 	// at 16 messages in flight.
 	tc := outbound.Config{MaxPerDestination: max(16, groups),
 		Policy: &outbound.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}}
-	if link != "plain" {
+	switch link {
+	case "plain":
+		srv.Start()
+	case "h2c":
+		var both, h2c http.Protocols
+		both.SetHTTP1(true)
+		both.SetUnencryptedHTTP2(true)
+		h2c.SetUnencryptedHTTP2(true)
+		srv.Config.Protocols = &both
+		srv.Start()
+		tc.Client = outbound.NewClient(tc)
+		tc.Client.Transport.(*http.Transport).Protocols = &h2c
+	default:
 		ca := testpki.NewCA(b, "bench CA")
 		srv.TLS = &tls.Config{Certificates: []tls.Certificate{ca.Server(b, "receiver").TLS},
 			ClientCAs: ca.Pool(), ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12}
 		srv.EnableHTTP2 = link == "mtls-h2"
 		srv.StartTLS()
 		tc.TLS = testpki.ClientConfig(ca.Pool(), ca.Client(b, "sender"))
-	} else {
-		srv.Start()
 	}
 	b.Cleanup(srv.Close)
 	r.url = srv.URL
@@ -518,6 +554,9 @@ func (r *e2eRig) report(b *testing.B) {
 	b.ReportMetric(float64(r.polls.bytes.Load())*1000/float64(b.N), "poll-B/1k-msg")
 	b.ReportMetric(float64(m.Commits)/float64(m.Submitted), "send-commits/msg")
 	b.ReportMetric(float64(rm.Commits)/float64(rm.Accepted), "recv-commits/msg")
+	if h2 := r.http2.Load(); (h2 > 0) != (r.link == "h2c" || r.link == "mtls-h2") {
+		b.Fatalf("link=%s: %d requests over HTTP/2", r.link, h2)
+	}
 }
 
 // streamWindow is how many messages each producer of
@@ -672,11 +711,15 @@ func produce(rig *e2eRig, sg *streamGroup, g int, next *atomic.Int64, total int6
 }
 
 func benchStreamBy(b *testing.B, kind string, groups int, set func(*sender.Config), batched bool) {
+	benchStreamOver(b, kind, groups, set, batched, "plain")
+}
+
+func benchStreamOver(b *testing.B, kind string, groups int, set func(*sender.Config), batched bool, link string) {
 	router := &streamRouter{groups: make([]streamGroup, groups), notify: make(chan struct{}, 1)}
 	for g := range router.groups {
 		router.groups[g] = streamGroup{slots: make(chan struct{}, streamWindow), sent: map[uint64]time.Time{}}
 	}
-	rig := newE2ERig(b, kind, groups, router, set, "plain")
+	rig := newE2ERig(b, kind, groups, router, set, link)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, groups)
