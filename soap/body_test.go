@@ -1,6 +1,7 @@
 package soap
 
 import (
+	"mime"
 	"strings"
 	"testing"
 
@@ -158,6 +159,23 @@ func TestHTTPHelpers(t *testing.T) {
 	}
 	equal(t, 200, StatusEnvelope)
 	equal(t, 202, StatusEmpty)
+}
+
+// The Content-Types this package sends are read without allocating, to
+// what mime.ParseMediaType reads them as (#22).
+func TestMediaTypeOfOwnContentTypes(t *testing.T) {
+	for _, ct := range []string{ContentTypeSOAP11, ContentTypeSOAP12} {
+		mt, params, err := mime.ParseMediaType(ct)
+		noErr(t, err, ct)
+		v, action, charset, err := MediaType(ct)
+		noErr(t, err, ct)
+		equal(t, map[string]Version{"text/xml": SOAP11, "application/soap+xml": SOAP12}[mt], v, ct)
+		equal(t, params["action"], action, ct)
+		equal(t, params["charset"], charset, ct)
+		if n := testing.AllocsPerRun(10, func() { MediaType(ct) }); n != 0 {
+			t.Errorf("MediaType(%q): %v allocations", ct, n)
+		}
+	}
 }
 
 func TestVersion(t *testing.T) {

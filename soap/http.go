@@ -77,6 +77,14 @@ func VersionFromContentType(ct string) (v Version, action string, err error) {
 // MediaType is VersionFromContentType that also returns the charset
 // parameter ("" when absent), for ToUTF8.
 func MediaType(ct string) (v Version, action, charset string, err error) {
+	// What this package sends, read on every request without
+	// mime.ParseMediaType's map (#22).
+	switch ct {
+	case ContentTypeSOAP11:
+		return SOAP11, "", "utf-8", nil
+	case ContentTypeSOAP12:
+		return SOAP12, "", "utf-8", nil
+	}
 	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil {
 		return 0, "", "", ErrContentType
