@@ -3,6 +3,7 @@ package outbound
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -105,6 +106,7 @@ type HTTPTransport struct {
 	cfg    Config
 	client *http.Client
 	direct *http.Client // unchecked dials, for cfg.Policy.Exempt origins; nil without
+	own    bool         // client and direct are NewClient's (exchange)
 
 	mu    sync.Mutex
 	slots map[string]chan struct{} // per scheme+host; each holds MaxPerDestination tokens
@@ -124,6 +126,7 @@ func NewHTTPTransport(cfg Config) *HTTPTransport {
 	}
 	t := &HTTPTransport{cfg: cfg, client: cfg.Client, slots: map[string]chan struct{}{}, byURL: map[string]chan struct{}{}}
 	if t.client == nil {
+		t.own = true
 		t.client = NewClient(cfg)
 		if len(cfg.Policy.Exempt) > 0 {
 			open := cfg
@@ -199,7 +202,7 @@ func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
 	if t.direct != nil && t.cfg.Policy.Exempts(Origin(req.URL)) {
 		client = t.direct // the operator's own destination
 	}
-	resp, err := client.Do(req)
+	resp, err := t.exchange(client, req)
 	if err != nil {
 		return PostResult{}, err
 	}
@@ -212,6 +215,26 @@ func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
 		return PostResult{}, errResponseTooLarge
 	}
 	return PostResult{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: body, Peer: peer.FromTLS(resp.TLS)}, nil
+}
+
+// exchange sends req with c, straight through c's Transport when c is
+// the transport's own (NewClient's) and the URL carries no user info: that
+// client follows no redirect, keeps no cookies and has the Timeout of
+// req's context, which ends first, so http.Client.Do would only copy the
+// request and its header (for redirects) on every exchange (#22). Errors
+// are worded as Client.Do words them.
+func (t *HTTPTransport) exchange(c *http.Client, req *http.Request) (*http.Response, error) {
+	if !t.own || req.URL.User != nil {
+		return c.Do(req)
+	}
+	resp, err := c.Transport.RoundTrip(req)
+	if err != nil {
+		if rh, ok := err.(tls.RecordHeaderError); ok && string(rh.RecordHeader[:]) == "HTTP/" {
+			err = http.ErrSchemeMismatch
+		}
+		return nil, &url.Error{Op: "Post", URL: req.URL.String(), Err: err}
+	}
+	return resp, nil
 }
 
 // readAllSized is io.ReadAll with the first buffer sized from the

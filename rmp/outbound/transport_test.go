@@ -233,3 +233,55 @@ func TestReadAllSized(t *testing.T) {
 		t.Errorf("read error lost: %v", err)
 	}
 }
+
+// The transport's own client sends straight through its http.Transport
+// (exchange); what http.Client.Do did stays: the error of a failed
+// exchange is worded as Client.Do words it, a URL with user info gets its
+// Basic credentials, an https:// URL to a plain HTTP server is told so.
+func TestHTTPTransportExchangeIsClientDos(t *testing.T) {
+	var auth atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth.Store(r.Header.Get("Authorization"))
+	}))
+	defer srv.Close()
+	tr := NewHTTPTransport(Config{Policy: &loopbackOnly})
+	withUser := strings.Replace(srv.URL, "http://", "http://ann:secret@", 1)
+	if _, err := tr.Do(context.Background(), Post{URL: withUser}); err != nil {
+		t.Fatal(err)
+	}
+	if got := auth.Load(); got != "Basic YW5uOnNlY3JldA==" {
+		t.Fatalf("Authorization = %q, want ann's Basic credentials", got)
+	}
+	_, err := tr.Do(context.Background(), Post{URL: strings.Replace(srv.URL, "http://", "https://", 1)})
+	if !errors.Is(err, http.ErrSchemeMismatch) {
+		t.Fatalf("https to a plain server: err = %v, want %v", err, http.ErrSchemeMismatch)
+	}
+	dead := httptest.NewServer(http.NotFoundHandler())
+	dead.Close()
+	_, err = tr.Do(context.Background(), Post{URL: dead.URL + "/x"})
+	req, _ := http.NewRequest(http.MethodPost, dead.URL+"/x", nil)
+	_, want := NewClient(Config{Policy: &loopbackOnly}).Do(req)
+	if err == nil || want == nil || err.Error() != want.Error() {
+		t.Fatalf("a refused connection: err = %v, want Client.Do's %v", err, want)
+	}
+}
+
+// BenchmarkHTTPTransportDo is one exchange with a loopback server that
+// answers a small envelope (#22: allocations per exchange).
+func BenchmarkHTTPTransportDo(b *testing.B) {
+	ack := []byte(strings.Repeat("<ack/>", 100))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/xml; charset=utf-8")
+		w.Write(ack)
+	}))
+	defer srv.Close()
+	tr := NewHTTPTransport(Config{Policy: &loopbackOnly})
+	p := Post{URL: srv.URL, ContentType: "text/xml; charset=utf-8", SOAP11: true, SOAPAction: "urn:a", Body: bytes.Repeat([]byte("x"), 1500)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if res, err := tr.Do(context.Background(), p); err != nil || len(res.Body) != len(ack) {
+			b.Fatal(res, err)
+		}
+	}
+}
