@@ -65,12 +65,7 @@ func (s *Store) walk(lo, hi string, keysOnly bool, body func(kvs []*mvccpb.KeyVa
 
 // Scan implements store.Store.
 func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
-	return func(yield func(store.Record, error) bool) {
-		lo, hi, err := kvplan.PrefixBounds(p, s.lim)
-		if err != nil {
-			yield(store.Record{}, err)
-			return
-		}
+	return kvplan.ScanPrefix(p, s.lim, func(lo, hi []byte, yield func(store.Record, error) bool) {
 		iterate(s, yield, func() error {
 			return s.walk(string(lo), string(hi), false, func(kvs []*mvccpb.KeyValue) (string, bool, error) {
 				for _, kv := range kvs {
@@ -88,19 +83,14 @@ func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
 				return afterKey(kvs), true, nil
 			})
 		})
-	}
+	})
 }
 
 // Generations implements store.Store. A page holds keys only; after it the
 // walk resumes past the last generation seen. KindMeta is the smallest kind
 // (zero is refused), so a generation's meta record is its first key.
 func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
-	return func(yield func(group.ID, error) bool) {
-		lo, hi, err := kvplan.PrefixBounds(store.RolePrefix(role), s.lim)
-		if err != nil {
-			yield(group.ID{}, err)
-			return
-		}
+	return kvplan.ScanPrefix(store.RolePrefix(role), s.lim, func(lo, hi []byte, yield func(group.ID, error) bool) {
 		iterate(s, yield, func() error {
 			return s.walk(string(lo), string(hi), true, func(kvs []*mvccpb.KeyValue) (string, bool, error) {
 				var last group.ID
@@ -127,7 +117,7 @@ func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
 				return string(kvplan.PrefixEnd(kvplan.AppendGenerationPrefix(nil, role, last))), true, nil
 			})
 		})
-	}
+	})
 }
 
 // DueBefore implements store.Store.

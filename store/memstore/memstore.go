@@ -193,12 +193,7 @@ func (s *Store) Get(k group.Key) ([]byte, bool, error) {
 // Scan implements store.Store. The records are copied out under the lock
 // when iteration starts.
 func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
-	return func(yield func(store.Record, error) bool) {
-		lo, hi, err := kvplan.PrefixBounds(p, s.lim)
-		if err != nil {
-			yield(store.Record{}, err)
-			return
-		}
+	return kvplan.ScanPrefix(p, s.lim, func(lo, hi []byte, yield func(store.Record, error) bool) {
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
@@ -222,18 +217,13 @@ func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
 				return
 			}
 		}
-	}
+	})
 }
 
 // Generations implements store.Store, skipping from one generation to the
 // next by binary search.
 func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
-	return func(yield func(group.ID, error) bool) {
-		lo, hi, err := kvplan.PrefixBounds(store.RolePrefix(role), s.lim)
-		if err != nil {
-			yield(group.ID{}, err)
-			return
-		}
+	return kvplan.ScanPrefix(store.RolePrefix(role), s.lim, func(lo, hi []byte, yield func(group.ID, error) bool) {
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
@@ -264,7 +254,7 @@ func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
 				return
 			}
 		}
-	}
+	})
 }
 
 // DueBefore implements store.Store.

@@ -64,12 +64,7 @@ func iterate[T any](s *Store, lo, hi []byte, yield func(T, error) bool, body fun
 
 // Scan implements store.Store.
 func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
-	return func(yield func(store.Record, error) bool) {
-		lo, hi, err := kvplan.PrefixBounds(p, s.lim)
-		if err != nil {
-			yield(store.Record{}, err)
-			return
-		}
+	return kvplan.ScanPrefix(p, s.lim, func(lo, hi []byte, yield func(store.Record, error) bool) {
 		iterate(s, lo, hi, yield, func(it *pebble.Iterator, yield func(store.Record, error) bool) (bool, error) {
 			for valid := it.First(); valid; valid = it.Next() {
 				if s.gate.Closing() {
@@ -89,19 +84,14 @@ func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
 			}
 			return true, it.Error()
 		})
-	}
+	})
 }
 
 // Generations implements store.Store. It visits one key per generation,
 // seeking past the rest: KindMeta is the smallest kind (zero is refused), so
 // a generation's meta record is its first key.
 func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
-	return func(yield func(group.ID, error) bool) {
-		lo, hi, err := kvplan.PrefixBounds(store.RolePrefix(role), s.lim)
-		if err != nil {
-			yield(group.ID{}, err)
-			return
-		}
+	return kvplan.ScanPrefix(store.RolePrefix(role), s.lim, func(lo, hi []byte, yield func(group.ID, error) bool) {
 		iterate(s, lo, hi, yield, func(it *pebble.Iterator, yield func(group.ID, error) bool) (bool, error) {
 			var next []byte
 			for valid := it.First(); valid; valid = it.SeekGE(next) {
@@ -120,7 +110,7 @@ func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
 			}
 			return true, it.Error()
 		})
-	}
+	})
 }
 
 // DueBefore implements store.Store.

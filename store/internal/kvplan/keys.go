@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"time"
 
@@ -207,6 +208,21 @@ func PrefixEnd(p []byte) []byte {
 		}
 	}
 	return nil
+}
+
+// ScanPrefix is an iteration over the records p selects, for a store's
+// Scan and Generations: as it starts, scan runs over PrefixBounds(p, lim),
+// or the bounds' error is all it yields.
+func ScanPrefix[T any](p store.Prefix, lim store.Limits, scan func(lo, hi []byte, yield func(T, error) bool)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		lo, hi, err := PrefixBounds(p, lim)
+		if err != nil {
+			var zero T
+			yield(zero, err)
+			return
+		}
+		scan(lo, hi, yield)
+	}
 }
 
 // PrefixBounds returns the key range [lo, hi) holding exactly the records p

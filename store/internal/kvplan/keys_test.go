@@ -174,3 +174,41 @@ func TestEncodeKeyAllocatesOnce(t *testing.T) {
 		t.Fatalf("EncodeKey: %d bytes in a buffer of %d", len(b), cap(b))
 	}
 }
+
+// ScanPrefix hands scan the bounds of a valid prefix, and for an invalid one
+// yields PrefixBounds' error alone, without calling scan.
+func TestScanPrefix(t *testing.T) {
+	p := store.GroupPrefix(1, "g")
+	wantLo, wantHi, err := PrefixBounds(p, store.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := ScanPrefix(p, store.Limits{}, func(lo, hi []byte, yield func(int, error) bool) {
+		if !bytes.Equal(lo, wantLo) || !bytes.Equal(hi, wantHi) {
+			t.Errorf("scan got [%x, %x), want [%x, %x)", lo, hi, wantLo, wantHi)
+		}
+		_ = yield(1, nil) && yield(2, nil)
+	})
+	var got []int
+	for v, err := range seq {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, v)
+	}
+	if len(got) != 2 || got[0] != 1 || got[1] != 2 {
+		t.Errorf("yielded %v, want [1 2]", got)
+	}
+	bad := ScanPrefix(store.Prefix{}, store.Limits{}, func([]byte, []byte, func(int, error) bool) {
+		t.Error("scan called for a prefix with a zero role")
+	})
+	n := 0
+	for v, err := range bad {
+		if n++; v != 0 || !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("yielded %d, %v; want 0, ErrInvalid", v, err)
+		}
+	}
+	if n != 1 {
+		t.Errorf("yielded %d times, want once", n)
+	}
+}
