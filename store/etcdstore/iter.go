@@ -63,24 +63,32 @@ func (s *Store) walk(lo, hi string, keysOnly bool, body func(kvs []*mvccpb.KeyVa
 	return nil
 }
 
+// eachKV walks [lo, hi) key by key: f gets each key (with its value unless
+// keysOnly) until it returns false or an error, or the store closes.
+func (s *Store) eachKV(lo, hi string, keysOnly bool, f func(kv *mvccpb.KeyValue) (more bool, err error)) error {
+	return s.walk(lo, hi, keysOnly, func(kvs []*mvccpb.KeyValue) (string, bool, error) {
+		for _, kv := range kvs {
+			if s.shared.gate.Closing() {
+				return "", false, store.ErrClosed
+			}
+			if more, err := f(kv); err != nil || !more {
+				return "", false, err
+			}
+		}
+		return afterKey(kvs), true, nil
+	})
+}
+
 // Scan implements store.Store.
 func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
 	return kvplan.ScanPrefix(p, s.lim, func(lo, hi []byte, yield func(store.Record, error) bool) {
 		iterate(s, yield, func() error {
-			return s.walk(string(lo), string(hi), false, func(kvs []*mvccpb.KeyValue) (string, bool, error) {
-				for _, kv := range kvs {
-					if s.shared.gate.Closing() {
-						return "", false, store.ErrClosed
-					}
-					k, err := kvplan.DecodeKey(kv.Key)
-					if err != nil {
-						return "", false, err
-					}
-					if !yield(store.Record{Key: k, Value: kv.Value}, nil) {
-						return "", false, nil
-					}
+			return s.eachKV(string(lo), string(hi), false, func(kv *mvccpb.KeyValue) (bool, error) {
+				k, err := kvplan.DecodeKey(kv.Key)
+				if err != nil {
+					return false, err
 				}
-				return afterKey(kvs), true, nil
+				return yield(store.Record{Key: k, Value: kv.Value}, nil), nil
 			})
 		})
 	})
@@ -128,20 +136,12 @@ func (s *Store) DueBefore(upTo time.Time) iter.Seq2[store.Deadline, error] {
 			if !ok {
 				return nil
 			}
-			return s.walk(string(lo), string(hi), true, func(kvs []*mvccpb.KeyValue) (string, bool, error) {
-				for _, kv := range kvs {
-					if s.shared.gate.Closing() {
-						return "", false, store.ErrClosed
-					}
-					d, err := kvplan.DecodeDeadlineKey(kv.Key)
-					if err != nil {
-						return "", false, err
-					}
-					if !yield(d, nil) {
-						return "", false, nil
-					}
+			return s.eachKV(string(lo), string(hi), true, func(kv *mvccpb.KeyValue) (bool, error) {
+				d, err := kvplan.DecodeDeadlineKey(kv.Key)
+				if err != nil {
+					return false, err
 				}
-				return afterKey(kvs), true, nil
+				return yield(d, nil), nil
 			})
 		})
 	}

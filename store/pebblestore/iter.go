@@ -62,27 +62,40 @@ func iterate[T any](s *Store, lo, hi []byte, yield func(T, error) bool, body fun
 	}
 }
 
+// forward runs f at every key of it from the first, moving on with step,
+// until f returns false or an error, or the store closes. ran reports
+// whether the iteration reached its end (iterate's body contract).
+func (s *Store) forward(it *pebble.Iterator, step func() bool, f func() (more bool, err error)) (ran bool, err error) {
+	for valid := it.First(); valid; valid = step() {
+		if s.gate.Closing() {
+			return true, store.ErrClosed
+		}
+		more, err := f()
+		if err != nil {
+			return true, err
+		}
+		if !more {
+			return false, nil
+		}
+	}
+	return true, it.Error()
+}
+
 // Scan implements store.Store.
 func (s *Store) Scan(p store.Prefix) iter.Seq2[store.Record, error] {
 	return kvplan.ScanPrefix(p, s.lim, func(lo, hi []byte, yield func(store.Record, error) bool) {
 		iterate(s, lo, hi, yield, func(it *pebble.Iterator, yield func(store.Record, error) bool) (bool, error) {
-			for valid := it.First(); valid; valid = it.Next() {
-				if s.gate.Closing() {
-					return true, store.ErrClosed
-				}
+			return s.forward(it, it.Next, func() (bool, error) {
 				k, err := kvplan.DecodeKey(it.Key())
 				if err != nil {
-					return true, err
+					return false, err
 				}
 				v, err := it.ValueAndErr()
 				if err != nil {
-					return true, err
+					return false, err
 				}
-				if !yield(store.Record{Key: k, Value: append([]byte{}, v...)}, nil) {
-					return false, nil
-				}
-			}
-			return true, it.Error()
+				return yield(store.Record{Key: k, Value: append([]byte{}, v...)}, nil), nil
+			})
 		})
 	})
 }
@@ -94,21 +107,18 @@ func (s *Store) Generations(role group.Role) iter.Seq2[group.ID, error] {
 	return kvplan.ScanPrefix(store.RolePrefix(role), s.lim, func(lo, hi []byte, yield func(group.ID, error) bool) {
 		iterate(s, lo, hi, yield, func(it *pebble.Iterator, yield func(group.ID, error) bool) (bool, error) {
 			var next []byte
-			for valid := it.First(); valid; valid = it.SeekGE(next) {
-				if s.gate.Closing() {
-					return true, store.ErrClosed
-				}
+			return s.forward(it, func() bool { return it.SeekGE(next) }, func() (bool, error) {
 				k, err := kvplan.DecodeKey(it.Key())
 				if err != nil {
-					return true, err
+					return false, err
 				}
 				id := group.ID{GroupID: k.GroupID, Generation: k.Generation}
 				if k.Kind == group.KindMeta && !yield(id, nil) {
 					return false, nil
 				}
 				next = kvplan.PrefixEnd(kvplan.AppendGenerationPrefix(next[:0], role, id))
-			}
-			return true, it.Error()
+				return true, nil
+			})
 		})
 	})
 }
@@ -126,19 +136,13 @@ func (s *Store) DueBefore(upTo time.Time) iter.Seq2[store.Deadline, error] {
 			return
 		}
 		iterate(s, lo, hi, yield, func(it *pebble.Iterator, yield func(store.Deadline, error) bool) (bool, error) {
-			for valid := it.First(); valid; valid = it.Next() {
-				if s.gate.Closing() {
-					return true, store.ErrClosed
-				}
+			return s.forward(it, it.Next, func() (bool, error) {
 				d, err := kvplan.DecodeDeadlineKey(it.Key())
 				if err != nil {
-					return true, err
+					return false, err
 				}
-				if !yield(d, nil) {
-					return false, nil
-				}
-			}
-			return true, it.Error()
+				return yield(d, nil), nil
+			})
 		})
 	}
 }
