@@ -148,12 +148,7 @@ func (s *Store) DueBefore(upTo time.Time) iter.Seq2[store.Deadline, error] {
 }
 
 // NextDeadline implements store.Store.
-func (s *Store) NextDeadline() (time.Time, bool, error) {
-	for d, err := range s.DueBefore(store.MaxInstant()) {
-		return d.At, err == nil, err
-	}
-	return time.Time{}, false, nil
-}
+func (s *Store) NextDeadline() (time.Time, bool, error) { return kvplan.NextDeadline(s.DueBefore) }
 
 // afterKey returns the smallest key after the last of kvs ("" for none).
 func afterKey(kvs []*mvccpb.KeyValue) string {

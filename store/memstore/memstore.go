@@ -283,12 +283,7 @@ func (s *Store) DueBefore(upTo time.Time) iter.Seq2[store.Deadline, error] {
 }
 
 // NextDeadline implements store.Store.
-func (s *Store) NextDeadline() (time.Time, bool, error) {
-	for d, err := range s.DueBefore(store.MaxInstant()) {
-		return d.At, err == nil, err
-	}
-	return time.Time{}, false, nil
-}
+func (s *Store) NextDeadline() (time.Time, bool, error) { return kvplan.NextDeadline(s.DueBefore) }
 
 // Limits returns the limits Apply enforces (store.LimitsOf).
 func (s *Store) Limits() store.Limits { return s.lim }

@@ -179,6 +179,15 @@ func DeadlineRevKey(role group.Role, id group.ID) []byte {
 	return binary.BigEndian.AppendUint64(dst, id.Generation)
 }
 
+// NextDeadline is a store's NextDeadline over its DueBefore: the first
+// deadline due by store.MaxInstant.
+func NextDeadline(dueBefore func(upTo time.Time) iter.Seq2[store.Deadline, error]) (time.Time, bool, error) {
+	for d, err := range dueBefore(store.MaxInstant()) {
+		return d.At, err == nil, err
+	}
+	return time.Time{}, false, nil
+}
+
 // DeadlineBounds returns the key range [lo, hi) of the deadline entries with
 // At <= upTo; ok is false when there can be none (upTo before the range).
 func DeadlineBounds(upTo time.Time) (lo, hi []byte, ok bool) {
