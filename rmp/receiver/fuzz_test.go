@@ -24,15 +24,19 @@ func FuzzReceiver(f *testing.F) {
 	// b holds 1..3, filling MaxHeldTotal; d's first message is refused
 	// (D15) and must open nothing, then a restart (sim bug 1).
 	f.Add([]byte{0x00, 0x05, 0x00, 0x09, 0x00, 0x0d, 0x00, 0x07, 0x07, 0x00})
-	f.Fuzz(func(t *testing.T, prog []byte) { fuzzOne(t, prog) })
+	f.Fuzz(func(t *testing.T, prog []byte) {
+		fuzzOne(t, prog, 1)
+		fuzzOne(t, prog, 3) // ordered groups hand out runs (#22)
+	})
 }
 
-// fuzzOne runs one FuzzReceiver program.
-func fuzzOne(t *testing.T, prog []byte) {
+// fuzzOne runs one FuzzReceiver program, ordered groups handing out runs
+// of up to run messages.
+func fuzzOne(t *testing.T, prog []byte, run int) {
 	{
 		// MaxHeldTotal is what one group may hold: a second ordered
 		// group's first early message can be refused by it (D15).
-		cfg := Config{MaxHeldPerGroup: 3, MaxHeldTotal: 3, MaxRangesPerGroup: 4, MaxGroups: 4}
+		cfg := Config{MaxHeldPerGroup: 3, MaxHeldTotal: 3, MaxRangesPerGroup: 4, MaxGroups: 4, MaxDeliveryRun: run}
 		h := newHarness(t, cfg)
 		type gk struct {
 			id group.ID
@@ -44,7 +48,12 @@ func fuzzOne(t *testing.T, prog []byte) {
 		gids := []string{"a", "b", "c", "d"}
 		aborted := map[string]bool{}
 		h.onReady = func(rd Ready) {
+			taken := false // as the harness will decide (process)
 			for _, d := range rd.Deliver {
+				if d.InRun && !taken {
+					continue // handed back, never seen by the consumer
+				}
+				taken = !h.holdTake && !h.failTake
 				if group.Passed(d.Expiry, h.now) {
 					t.Fatalf("delivered %s after its expiry", refStr(d.Ref))
 				}
