@@ -183,7 +183,10 @@ func isUTF8Name(v []byte) bool {
 // element reads the root element and everything in it, iteratively, and
 // adds it to doc.
 func (r *fastReader) element(doc *etree.Element) bool {
-	r.open, r.kids = r.open[:0], r.kids[:0]
+	// Sized once: the children of the open elements are at most every
+	// token, the open elements few (append still grows both past it).
+	r.open = make([]openElement, 0, min(r.maxDepth, 8))
+	r.kids = make([]etree.Token, 0, min(r.guess.elements+r.guess.texts, 256))
 	for {
 		if r.i >= len(r.b) {
 			return false
