@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/wsrkit/wsrkit/rmp"
 	"github.com/wsrkit/wsrkit/store"
@@ -158,20 +157,14 @@ func (c *cluster) halt() { c.stopOnce.Do(func() { close(c.stop) }) }
 
 func (c *cluster) loop() {
 	defer close(c.loopDone)
-	t := time.NewTicker(c.cfg.BalanceInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-c.stop:
-			return
-		case <-t.C:
-		}
+	every(c.cfg.BalanceInterval, c.stop, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), c.cfg.EtcdTimeout)
 		if err := c.step(ctx); err != nil {
 			c.log.Warn("shard balance", "err", err)
 		}
 		cancel()
-	}
+		return true
+	})
 }
 
 // step reads the members and the shard holders, then claims and releases

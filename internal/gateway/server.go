@@ -128,18 +128,12 @@ func (s *Server) closeListeners() {
 
 // watch reloads the certificates when their files change, until Shutdown.
 func (s *Server) watch() {
-	t := time.NewTicker(tlsPollInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stopWatch:
-			return
-		case <-t.C:
-		}
+	every(tlsPollInterval, s.stopWatch, func() bool {
 		if s.filesChanged() {
 			s.ReloadAndLog("files changed")
 		}
-	}
+		return true
+	})
 }
 
 func (s *Server) filesChanged() bool {

@@ -140,18 +140,12 @@ func (g *Gateway) stopStats() {
 
 // sampleStats reads the counters every statsSample until stop closes.
 func (g *Gateway) sampleStats(stop <-chan struct{}) {
-	t := time.NewTicker(statsSample)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-		}
+	every(statsSample, stop, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), statsSample)
 		g.readStats(ctx)
 		cancel()
-	}
+		return true
+	})
 }
 
 // statsJSON is the body of GET /v1/stats.

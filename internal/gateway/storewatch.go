@@ -31,26 +31,17 @@ func (g *Gateway) watchStore(st store.Store, n *rmp.Node) (stop func()) {
 	stopWatch := make(chan struct{})
 	var once sync.Once
 	probe, _ := st.(interface{ ProbeSpace() error })
-	go func() {
-		t := time.NewTicker(storeProbeInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-stopWatch:
-				return
-			case <-t.C:
-			}
-			err := n.Err()
-			if err == nil {
-				continue
-			}
-			if probe != nil && probe.ProbeSpace() != nil {
-				continue // still full: keep answering 503
-			}
-			g.storeDown <- fmt.Errorf("%w (%v); the disk takes writes again: exiting so that a supervisor restarts the gateway", ErrStoreFailed, err)
-			return
+	go every(storeProbeInterval, stopWatch, func() bool {
+		err := n.Err()
+		if err == nil {
+			return true
 		}
-	}()
+		if probe != nil && probe.ProbeSpace() != nil {
+			return true // still full: keep answering 503
+		}
+		g.storeDown <- fmt.Errorf("%w (%v); the disk takes writes again: exiting so that a supervisor restarts the gateway", ErrStoreFailed, err)
+		return false
+	})
 	return func() { once.Do(func() { close(stopWatch) }) }
 }
 
