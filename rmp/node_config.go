@@ -22,7 +22,8 @@ type NodeConfig struct {
 	// a random one; a zero Engine.Receiver.MaxDeliveryRun gets 16
 	// (defaultDeliveryRun): the Node's workers hand an ordered group's run to
 	// the consumer in order and hand back what follows a hand-off that was
-	// not taken. A zero Engine.Sender.Window gets 16 (defaultWindow), a
+	// not taken (a consumer that defers every hand-off, an inbox, gets
+	// one at a time anyway: give it 1). A zero Engine.Sender.Window gets 16 (defaultWindow), a
 	// negative one no bound: that many of a group's unacknowledged
 	// messages on the wire at once, the rest stored and sent as acks come
 	// (keep it within the transport's connections per destination, 16 by

@@ -226,6 +226,11 @@ func Open(cfg Config, opts Options) (*Gateway, error) {
 func (g *Gateway) openNode(st store.Store, instance, replyTo string, consume rmp.Consumer) (*rmp.Node, error) {
 	ec := engineConfig(&g.cfg, instance)
 	ec.ReplyTo = replyTo
+	if _, ok := consume.(*inbox); ok {
+		// The inbox defers every hand-off until DELETE confirms it: a run
+		// would hand all but its first straight back (#22).
+		ec.Receiver.MaxDeliveryRun = 1
+	}
 	if g.peerAllow != nil {
 		ec.Receiver.AllowGroup = g.peerAllow.allowGroup
 	}
