@@ -62,7 +62,7 @@ func (n *Node) ServeInbound(w http.ResponseWriter, r *http.Request, in *Inbound)
 		delete(n.answers, tok)
 		n.mu.Unlock()
 	}
-	in.CheckOutbound(&n.cfg.Outbound)
+	in.checkOutbound(&n.cfg.Outbound)
 	err := n.enqueue(r.Context(), request{in: inboundInput{tok, in}})
 	if err != nil {
 		forget()

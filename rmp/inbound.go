@@ -28,34 +28,31 @@ type Inbound struct {
 	payloadErr error
 	action     string    // stored and delivered with the message
 	peer       peer.Peer // the sender's verified identity (mutual TLS)
-	// The ReplyTo URLs the driver's outbound.Policy refuses (CheckOutbound).
+	// The ReplyTo URLs the driver's outbound.Policy refuses (checkOutbound).
 	replyToRefused, pollReplyToRefused bool
 	addr                               string         // the sender's IP address (clientAddr), for quotas
 	body                               *httpbody.Body // ReadRequest's, released once the engine has taken the request
 }
 
-// ContentTypeError is the error that refused the request's Content-Type
-// (answered 415), nil when it names a SOAP version.
-func (in *Inbound) ContentTypeError() error { return in.ctErr }
-
 // Envelope is the parsed envelope and its SOAP version, or the error that
-// refused the body (a charset or a parse error; the version is then the
-// Content-Type's). A driver that serves plain SOAP beside the RMP endpoint
-// (the gateway's -route) reads requests with ParseRequest too.
+// refused the request: soap.ErrContentType for a Content-Type that names
+// no SOAP version (the RMP endpoint answers it 415), else a charset or a
+// parse error (the version is then the Content-Type's). A driver that
+// serves plain SOAP beside the RMP endpoint (the gateway's -route) reads
+// requests with ParseRequest too.
 func (in *Inbound) Envelope() (*soap.Envelope, soap.Version, error) {
+	if in.ctErr != nil {
+		return nil, in.version, in.ctErr
+	}
 	return in.env, in.version, in.parseErr
 }
 
 // Action is the action the request was sent with (soap.RequestAction).
 func (in *Inbound) Action() string { return in.action }
 
-// Peer is the verified identity of the request's sender (mutual TLS); the
-// zero Peer when it presented none. Node.ServeInbound sets it from the
-// request's TLS connection unless SetPeer did.
-func (in *Inbound) Peer() peer.Peer { return in.peer }
-
 // SetPeer sets the sender's identity, for a driver that authenticated the
-// request itself.
+// request itself; otherwise Node.ServeInbound takes it from the request's
+// verified client certificate (peer.FromRequest).
 func (in *Inbound) SetPeer(p peer.Peer) { in.peer = p }
 
 // ParseRequest parses a POST to the RMP endpoint from its headers and body
@@ -104,11 +101,12 @@ func (in *Inbound) parse(body []byte, charset string, opts soap.ParseOptions) {
 	}
 }
 
-// CheckOutbound marks the ReplyTo URLs of the request (its message's and
+// checkOutbound marks the ReplyTo URLs of the request (its message's and
 // its PollRequest's) that p refuses, so that the engine refuses them
 // (InvalidReplyPattern, InvalidPollRequest) and never calls them. A URL
 // that is not absolute http(s) is left to the receiver's own checks.
-func (in *Inbound) CheckOutbound(p *outbound.Policy) {
+// Node.ServeInbound checks every request against NodeConfig.Outbound.
+func (in *Inbound) checkOutbound(p *outbound.Policy) {
 	if in.env == nil {
 		return
 	}

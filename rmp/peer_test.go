@@ -36,7 +36,7 @@ func TestServeInboundTakesThePeerFromTheClientCertificate(t *testing.T) {
 			in.SetPeer(*preset)
 		}
 		n.ServeInbound(w, r, in)
-		peers <- in.Peer()
+		peers <- in.peer
 	}))
 	srv.TLS = &tls.Config{Certificates: []tls.Certificate{ca.Server(t, "r").TLS},
 		ClientCAs: ca.Pool(), ClientAuth: tls.VerifyClientCertIfGiven}

@@ -92,11 +92,11 @@ func (g *Gateway) handleRoute(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer rb.Release()
-	if err := in.ContentTypeError(); err != nil {
+	env, v, err := in.Envelope()
+	if errors.Is(err, soap.ErrContentType) {
 		http.Error(w, err.Error(), http.StatusUnsupportedMediaType)
 		return
 	}
-	env, v, err := in.Envelope()
 	if err != nil {
 		routeFault(w, v, soap.FaultCode(v, true), http.StatusBadRequest, "the request is not a SOAP envelope wsrkit can read: "+err.Error())
 		return
