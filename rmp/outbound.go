@@ -25,10 +25,8 @@ func (e *Engine) addReceiver(rd receiver.Ready) {
 		}
 		e.rd.Persist = append(e.rd.Persist, m)
 	}
-	for _, d := range rd.Deliver {
-		// The payload is immutable and outlives the call (receiver.Delivery).
-		e.rd.Deliver = append(e.rd.Deliver, Delivery{Delivery: d})
-	}
+	// The payloads are immutable and outlive the call (receiver.Delivery).
+	e.rd.Deliver = append(e.rd.Deliver, rd.Deliver...)
 	for _, cb := range rd.Callbacks {
 		resp := &soap.Response{Replies: appendReplies(nil, &cb.Reply)}
 		v := e.cfg.ReplyVersion

@@ -119,10 +119,8 @@ type Outbound struct {
 // Delivery is a message for the consumer: the envelope as received, with
 // its wsrm header blocks removed. Payload is shared with the receiving
 // RMP's state (a retry hands out the same bytes): read it, copy it, never
-// modify it.
-type Delivery struct {
-	receiver.Delivery
-}
+// modify it. It is the receiving RMP's own type, not a copy.
+type Delivery = receiver.Delivery
 
 // Event is something that happened on either side; exactly one of Receiver
 // and Sender is set.

@@ -31,10 +31,10 @@ func TestFencedConsumer(t *testing.T) {
 		Consumer: &httpConsumer{url: sink.URL, client: sink.Client()},
 		fence:    fence{token: "3/42", alive: func(context.Context) error { return leaseErr }},
 	}
-	d := rmp.Delivery{Delivery: receiver.Delivery{
+	d := rmp.Delivery{
 		Ref:     receiver.DeliveryRef{Group: group.ID{GroupID: "g", Generation: 1}, Number: 5, HasNumber: true},
 		Payload: []byte(`<e:Envelope xmlns:e="http://schemas.xmlsoap.org/soap/envelope/"><e:Body/></e:Envelope>`),
-	}}
+	}
 	_, err := c.Deliver(context.Background(), d)
 	require.NoError(t, err)
 
