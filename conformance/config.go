@@ -27,9 +27,9 @@ func (h *harness) cmdRMP(a *args) error {
 	cfg.Sender.InstanceID = a.str("instance", name)
 	switch v := a.str("dialect", "extended"); v {
 	case "extended":
-		cfg.Dialect = faults.Extended
+		cfg.Receiver.Dialect = faults.Extended
 	case "strict":
-		cfg.Dialect = faults.Strict11
+		cfg.Receiver.Dialect = faults.Strict11
 	default:
 		return fmt.Errorf("dialect=%q: want extended or strict", v)
 	}

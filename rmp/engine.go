@@ -5,7 +5,6 @@ import (
 	"iter"
 	"time"
 
-	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
@@ -14,12 +13,10 @@ import (
 
 // Config configures an Engine.
 type Config struct {
-	// Receiver and Sender configure the two RMPs. Receiver.Dialect is
-	// replaced by Dialect.
+	// Receiver and Sender configure the two RMPs. Receiver.Dialect is the
+	// fault dialect the engine emits (D6), in RM-Replies and SOAP Faults.
 	Receiver receiver.Config
 	Sender   sender.Config
-	// Dialect is the fault dialect the engine emits (D6).
-	Dialect faults.Dialect
 	// Parse bounds inbound envelopes (size, depth, counts).
 	Parse soap.ParseOptions
 	// ReplyTo is the address put into ReplyTo of Callback-pattern
@@ -67,7 +64,6 @@ func newEngine(cfg Config, recvRecords, sendRecords iter.Seq2[group.Key, []byte]
 	if !cfg.ReplyVersion.Valid() {
 		return nil, fmt.Errorf("rmp: invalid ReplyVersion %d", cfg.ReplyVersion)
 	}
-	cfg.Receiver.Dialect = cfg.Dialect
 	e := &Engine{cfg: cfg}
 	var err error
 	if recvRecords == nil {

@@ -317,12 +317,12 @@ func (e *Engine) soapFault(token uint64, v soap.Version, f *faults.Fault) {
 	if reason == "" {
 		reason = f.Rule
 	}
-	b, err := soap.AppendFaultEnvelope(nil, v, f.Code, reason, e.cfg.Dialect)
+	b, err := soap.AppendFaultEnvelope(nil, v, f.Code, reason, e.cfg.Receiver.Dialect)
 	if err != nil {
 		e.answerPlain(token, http.StatusInternalServerError, err.Error())
 		return
 	}
-	e.rd.Answers = append(e.rd.Answers, Answer{Token: token, Status: soap.FaultStatus(v, e.cfg.Dialect.Wire(f.Code)),
+	e.rd.Answers = append(e.rd.Answers, Answer{Token: token, Status: soap.FaultStatus(v, e.cfg.Receiver.Dialect.Wire(f.Code)),
 		ContentType: soap.ContentType(v, ""), Body: b})
 }
 

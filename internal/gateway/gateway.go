@@ -304,6 +304,7 @@ func engineConfig(c *Config, instance string) rmp.Config {
 		Max:     c.RetryMaxInterval,
 	}
 	rc := receiver.DefaultConfig()
+	rc.Dialect = dialect
 	rc.AckOnDelivery = c.AckOnDelivery
 	rc.BindGroupsToPeer = c.BindsGroupsToPeer()
 	rc.MaxGroups = c.MaxOpenGroups
@@ -350,7 +351,6 @@ func engineConfig(c *Config, instance string) rmp.Config {
 			Window:           window,
 			Limits:           lim,
 		},
-		Dialect: dialect,
 		Parse:   parseOptions(c),
 		ReplyTo: c.PublicURL + "/rmp",
 	}

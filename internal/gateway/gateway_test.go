@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/wsrkit/wsrkit/faults"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 )
 
@@ -54,6 +55,8 @@ func TestFlagsDefaultsAndValidate(t *testing.T) {
 	require.Equal(t, int64(1<<20), c.MaxBody)
 	require.Equal(t, time.Date(2030, 1, 1, 0, 0, 0, 5e8, time.UTC), c.FakeClockStart)
 	require.True(t, c.StrictFaults)
+	require.Equal(t, faults.Strict11, engineConfig(&c, "i").Receiver.Dialect, "-strict-faults is the engine's dialect")
+	require.Equal(t, faults.Extended, engineConfig(&Config{}, "i").Receiver.Dialect)
 	require.Equal(t, "127.0.0.1:8080", c.Listen)
 	require.Equal(t, "./wsrkit-data", c.DataDir)
 	require.Equal(t, 5*time.Second, c.RetryInterval)
