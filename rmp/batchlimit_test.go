@@ -182,13 +182,13 @@ func TestNodeTickOverMoreDueGroupsThanOneBatch(t *testing.T) {
 		return k
 	}
 	require.Equal(t, count, open(n))
-	before, err := n.Metrics(ctx)
+	before, err := nodeMetrics(ctx, n)
 	require.NoError(t, err)
 	clk.Add(2 * time.Hour)
 	require.NoError(t, n.Sync(ctx))
 	waitUntil(t, func() bool { return n.Err() != nil || open(n) == 0 })
 	require.NoError(t, n.Err())
-	after, err := n.Metrics(ctx)
+	after, err := nodeMetrics(ctx, n)
 	require.NoError(t, err)
 	require.Greater(t, after.Commits-before.Commits, uint64(count/store.DefaultMaxBatchMutations), "the removals took several batches")
 	require.NoError(t, n.Close(ctx))

@@ -48,6 +48,7 @@ import (
 	"github.com/wsrkit/wsrkit/internal/benchkit"
 	"github.com/wsrkit/wsrkit/internal/testpki"
 	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/admin"
 	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/sender"
@@ -535,8 +536,8 @@ func (r *e2eRig) submitBatch(g, k int) ([]sender.MessageRef, error) {
 // commits per message at each side and the sender's resends (should be 0).
 // Commits are counted from the rig's start, warm-up included.
 func (r *e2eRig) report(b *testing.B) {
-	rm, err := r.rn.Metrics(context.Background())
-	if err != nil {
+	var rm, m admin.Metrics
+	if err := r.rn.Admin(context.Background(), func(a admin.Engine, _ time.Time) { rm = a.Metrics() }); err != nil {
 		b.Fatal(err)
 	}
 	r.submitLat.report(b, "submit")
@@ -545,8 +546,7 @@ func (r *e2eRig) report(b *testing.B) {
 		b.ReportMetric(float64(w-r.wal0r)/float64(b.N), "recv-WAL-B/msg")
 		b.ReportMetric(float64(walBytes(r.sst)-r.wal0s)/float64(b.N), "send-WAL-B/msg")
 	}
-	m, err := r.sn.Metrics(context.Background())
-	if err != nil {
+	if err := r.sn.Admin(context.Background(), func(a admin.Engine, _ time.Time) { m = a.Metrics() }); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(m.Retries), "resends")

@@ -2,6 +2,7 @@ package rmp
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/admin"
@@ -14,18 +15,24 @@ import (
 func (e *Engine) Admin() admin.Engine { return engineAdmin{e} }
 
 // Admin runs fn on the engine's goroutine with the management side of
-// the engine (rmp/admin); fn must not keep a. What fn changes (an abort)
-// is durable once Admin returns nil.
+// the engine (rmp/admin: views, aborts, and the counters, whose Commits
+// are the Node's); fn must not keep a. What fn changes (an abort) is
+// durable once Admin returns nil.
 func (n *Node) Admin(ctx context.Context, fn func(a admin.Engine, now time.Time)) error {
-	return n.call(ctx, adminInput{fn})
+	return n.call(ctx, adminInput{fn: fn, commits: &n.commit.committed})
 }
 
-// Metrics returns the engine's counters.
-func (n *Node) Metrics(ctx context.Context) (admin.Metrics, error) {
-	var m admin.Metrics
-	err := n.Admin(ctx, func(a admin.Engine, _ time.Time) { m = a.Metrics() })
-	m.Commits = n.commit.committed.Load()
-	return m, err
+// nodeAdmin is the management side of a Node's engine: the engine's, with
+// the store batches the Node committed in its Metrics.
+type nodeAdmin struct {
+	engineAdmin
+	commits *atomic.Uint64
+}
+
+func (a nodeAdmin) Metrics() admin.Metrics {
+	m := a.engineAdmin.Metrics()
+	m.Commits = a.commits.Load()
+	return m
 }
 
 // engineAdmin implements admin.Engine over an Engine.

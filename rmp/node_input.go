@@ -2,6 +2,7 @@ package rmp
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/admin"
@@ -105,10 +106,13 @@ func (tickInput) apply(e *Engine, now time.Time) { e.Tick(now) }
 // adminInput is Admin: a look at the engine's management side, or an
 // operator's abort.
 type adminInput struct {
-	fn func(a admin.Engine, now time.Time)
+	fn      func(a admin.Engine, now time.Time)
+	commits *atomic.Uint64 // the Node's, for the counters (nodeAdmin)
 }
 
-func (in adminInput) apply(e *Engine, now time.Time) { in.fn(engineAdmin{e}, now) }
+func (in adminInput) apply(e *Engine, now time.Time) {
+	in.fn(nodeAdmin{engineAdmin{e}, in.commits}, now)
+}
 
 // request is what Node.in carries: an input and, when its caller waits
 // for the batch holding it to be durable, where to say so.

@@ -252,12 +252,11 @@ func runDemo(f demoFlags, out io.Writer) (bool, error) {
 	fmt.Fprintln(out)
 	// An ack means "stored" (D8); give the last deliveries a moment.
 	waitDelivered(col, plan, 5*time.Second)
-	am, err := a.Node().Metrics(context.Background())
-	if err != nil {
+	var am, bm admin.Metrics
+	if err := a.Node().Admin(context.Background(), func(e admin.Engine, _ time.Time) { am = e.Metrics() }); err != nil {
 		return false, err
 	}
-	bm, err := b.Node().Metrics(context.Background())
-	if err != nil {
+	if err := b.Node().Admin(context.Background(), func(e admin.Engine, _ time.Time) { bm = e.Metrics() }); err != nil {
 		return false, err
 	}
 	return summarize(out, col, plan, &am, &bm, time.Since(start)), nil

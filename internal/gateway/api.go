@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/wsrkit/wsrkit/rmp"
+	"github.com/wsrkit/wsrkit/rmp/admin"
 )
 
 // routes wires the HTTP API (README "HTTP API"): the public routes, which
@@ -127,7 +129,7 @@ func (g *Gateway) handleHealth(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		// A round trip through the node's loop proves the store is open.
-		if _, err := sn.node.Metrics(r.Context()); err != nil {
+		if err := sn.node.Admin(r.Context(), func(admin.Engine, time.Time) {}); err != nil {
 			writeError(w, http.StatusServiceUnavailable, err.Error())
 			return
 		}

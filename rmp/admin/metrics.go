@@ -32,8 +32,8 @@ type Metrics struct {
 	SenderGroups int
 	Pending      int
 	// Commits counts the synced store batches a Node committed (each holds
-	// the effects of one or more loop iterations): Node.Metrics has it, Engine.Metrics
-	// of this package 0.
+	// the effects of one or more loop iterations): the Metrics of
+	// rmp.Node.Admin have it, those of rmp.Engine.Admin 0.
 	Commits uint64
 }
 
