@@ -3,13 +3,15 @@
 // the Node that drives it with a clock, a transport and callbacks; and the
 // HTTP binding.
 //
-// What only some embedders need lives beside it: rmp/admin, the management
-// views, operator aborts and counters (Node.Admin, Engine.Admin);
-// rmp/outbound, the HTTP transport (NodeConfig.Transport), the policy for
-// URLs peers chose and the HTTP client settings; rmp/httpbody, reading
-// request bodies within limits; rmp/peer, the verified identity of a
-// mutual-TLS peer (Inbound.SetPeer); rmp/clock, the Node's time source
-// (NodeConfig.Clock).
+// What only some embedders need lives beside it:
+//   - rmp/admin: the management views, operator aborts and counters
+//     (Node.Admin, Engine.Admin);
+//   - rmp/outbound: the HTTP transport (NodeConfig.Transport), the policy
+//     for URLs peers chose, and the HTTP client settings;
+//   - rmp/clock: the Node's time source, real or fake (NodeConfig.Clock);
+//   - rmp/peer: the verified identity of a mutual-TLS peer
+//     (Inbound.SetPeer);
+//   - rmp/httpbody: reading request bodies within limits (ReadRequest).
 //
 // # Two layers
 //
