@@ -19,13 +19,7 @@ type adminToken struct {
 	sum  atomic.Pointer[[sha256.Size]byte]
 }
 
-func loadAdminToken(file string) (*adminToken, error) {
-	t := &adminToken{file: file}
-	if err := t.reload(); err != nil {
-		return nil, err
-	}
-	return t, nil
-}
+func loadAdminToken(file string) (*adminToken, error) { return loaded(&adminToken{file: file}) }
 
 // reload reads the file again; on an error the old token stays in force.
 func (t *adminToken) reload() error {

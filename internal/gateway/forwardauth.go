@@ -78,10 +78,7 @@ func newClusterAuth(c *Config) (*clusterAuth, error) {
 		}
 		a.cert = k
 	}
-	if err := a.reload(); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return loaded(a)
 }
 
 // reload re-reads the CA, the own certificate and the secret; on an error

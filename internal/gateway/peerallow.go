@@ -38,13 +38,7 @@ type peerAllow struct {
 	refused atomic.Uint64                       // requests answered 403
 }
 
-func loadPeerAllow(file string) (*peerAllow, error) {
-	a := &peerAllow{file: file}
-	if err := a.reload(); err != nil {
-		return nil, err
-	}
-	return a, nil
-}
+func loadPeerAllow(file string) (*peerAllow, error) { return loaded(&peerAllow{file: file}) }
 
 // reload reads the file again; on an error the old list stays in force.
 func (a *peerAllow) reload() error {

@@ -28,11 +28,18 @@ type keyPair struct {
 }
 
 func loadKeyPair(certFile, keyFile string) (*keyPair, error) {
-	k := &keyPair{certFile: certFile, keyFile: keyFile}
-	if err := k.reload(); err != nil {
-		return nil, err
+	return loaded(&keyPair{certFile: certFile, keyFile: keyFile})
+}
+
+// loaded returns r once its first reload succeeded: the constructor of each
+// setting read from files and re-read on SIGHUP (the admin token, the
+// -peer-allow list, a certificate and key).
+func loaded[T interface{ reload() error }](r T) (T, error) {
+	if err := r.reload(); err != nil {
+		var none T
+		return none, err
 	}
-	return k, nil
+	return r, nil
 }
 
 // reload reads the files again; on an error the old pair stays in use.
