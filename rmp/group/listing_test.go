@@ -1,0 +1,133 @@
+package group
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+)
+
+// A Listing holds what a sorted slice of the same operations holds, in
+// the same order, with the same ranks, through enough insertions and
+// removals to split and merge its blocks many times.
+func TestListingMatchesASortedSlice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	l := NewListing(cmp.Compare[int])
+	var model []ListEntry[int]
+	check := func(step int) {
+		t.Helper()
+		if l.Len() != len(model) {
+			t.Fatalf("step %d: Len %d, want %d", step, l.Len(), len(model))
+		}
+		from := 0
+		if len(model) > 0 {
+			from = rng.IntN(len(model) + 1)
+		}
+		i := from
+		for pos, e := range l.All(from) {
+			if pos != i || i >= len(model) || *e != model[i] {
+				t.Fatalf("step %d: All(%d) at %d: %v, want position %d of %d", step, from, pos, *e, i, len(model))
+			}
+			i++
+		}
+		if i != len(model) {
+			t.Fatalf("step %d: All(%d) stopped at %d of %d", step, from, i, len(model))
+		}
+		x := rng.IntN(3000) - 10
+		want, _ := slices.BinarySearchFunc(model, x, func(e ListEntry[int], x int) int { return cmp.Compare(e.Ref, x) })
+		if want < len(model) && model[want].Ref == x {
+			want++
+		}
+		if got := l.Rank(func(r int) int { return cmp.Compare(r, x) }); got != want {
+			t.Fatalf("step %d: Rank(%d) = %d, want %d", step, x, got, want)
+		}
+	}
+	for step := range 20000 {
+		x := rng.IntN(2500)
+		i, found := slices.BinarySearchFunc(model, x, func(e ListEntry[int], x int) int { return cmp.Compare(e.Ref, x) })
+		// Grow to about 2,000 entries, then shrink, then grow again.
+		grow := (step/5000)%2 == 0
+		if rng.IntN(10) < 7 == grow {
+			s := Summary{Held: step}
+			l.Set(x, s)
+			if found {
+				model[i].Summary = s
+			} else {
+				model = slices.Insert(model, i, ListEntry[int]{Ref: x, Summary: s})
+			}
+		} else if l.Delete(x) != found {
+			t.Fatalf("step %d: Delete(%d) = %v, want %v", step, x, !found, found)
+		} else if found {
+			model = slices.Delete(model, i, i+1)
+		}
+		if step%37 == 0 {
+			check(step)
+		}
+	}
+	check(-1)
+	for _, blk := range l.blocks {
+		if len(blk) == 0 || len(blk) > listBlock {
+			t.Fatalf("a block of %d entries", len(blk))
+		}
+	}
+}
+
+func TestSummaryTimes(t *testing.T) {
+	var s Summary
+	at := time.Unix(0, 0) // the epoch is an instant, not "none"
+	s.SetTimes(at, time.Time{})
+	if !s.HasDeadline || s.NextDeadline != 0 || s.HasActivity {
+		t.Fatalf("SetTimes(epoch, zero) = %+v", s)
+	}
+	s.SetTimes(time.Time{}, MinIndexedDeadline())
+	if s.HasDeadline || !s.HasActivity || s.LastActivity != MinIndexedDeadline().UnixNano() {
+		t.Fatalf("SetTimes(zero, min) = %+v", s)
+	}
+	for _, c := range []struct {
+		rs  []Range
+		gap bool
+	}{{nil, false}, {[]Range{{0, 5}}, false}, {[]Range{{1, 5}}, true}, {[]Range{{0, 1}, {3, 3}}, true}} {
+		if HasGap(c.rs) != c.gap {
+			t.Errorf("HasGap(%v) = %v", c.rs, !c.gap)
+		}
+	}
+}
+
+// BenchmarkListingBytesPerGroup reports the heap a Listing of 100,000
+// groups takes per group, its entries as large as the receiver's (a
+// pointer and a Summary), for ids that only grow and for ids in random
+// order (#21).
+func BenchmarkListingBytesPerGroup(b *testing.B) {
+	const n = 100_000
+	refs := make([]*int, n)
+	for i := range refs {
+		refs[i] = new(int)
+		*refs[i] = i
+	}
+	byValue := func(a, b *int) int { return cmp.Compare(*a, *b) }
+	for _, order := range []string{"growing", "random"} {
+		b.Run(order, func(b *testing.B) {
+			perm := rand.New(rand.NewPCG(3, 4)).Perm(n)
+			var bytes float64
+			for b.Loop() {
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				l := NewListing(byValue)
+				for i := range n {
+					if order == "random" {
+						i = perm[i]
+					}
+					l.Set(refs[i], Summary{Held: i})
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				bytes = float64(after.HeapAlloc-before.HeapAlloc) / n
+				runtime.KeepAlive(l)
+			}
+			b.ReportMetric(bytes, "B/group")
+		})
+	}
+}
