@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/admin"
+	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 )
@@ -60,17 +61,9 @@ func (a engineAdmin) SendingPending(groupID string, limit int) ([]sender.Pending
 
 func (a engineAdmin) Destinations() []sender.DestinationInfo { return a.e.send.Destinations() }
 
-func (a engineAdmin) EachReceivingGroup(keep func(string, uint64) bool, fn func(*receiver.GroupInfo)) {
-	a.e.recv.EachGroup(keep, fn)
-}
+func (a engineAdmin) ReceivingListing() *group.Listing[receiver.Listed] { return a.e.recv.Listing() }
 
-func (a engineAdmin) EachSendingGroup(keep func(string, uint64) bool, fn func(*sender.GroupInfo)) {
-	if keep == nil {
-		a.e.send.EachGroup(nil, fn)
-		return
-	}
-	a.e.send.EachGroup(func(id string) bool { return keep(id, 1) }, fn)
-}
+func (a engineAdmin) SendingListing() *group.Listing[sender.Listed] { return a.e.send.Listing() }
 
 func (a engineAdmin) ReceiverStats() receiver.Stats { return a.e.recv.Stats() }
 

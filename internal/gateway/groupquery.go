@@ -1,8 +1,8 @@
 package gateway
 
 import (
+	"bytes"
 	"cmp"
-	"container/heap"
 	"encoding/base64"
 	"fmt"
 	"net/url"
@@ -117,23 +117,23 @@ type groupRow struct {
 	v   admin.GroupView // Ranges owned
 }
 
-// sortKey is the row's primary key under q.sort (ascending): the most held
-// first, the latest activity first, the nearest deadline first (none
+// summaryKey is a group's primary key under q.sort (ascending): the most
+// held first, the latest activity first, the nearest deadline first (none
 // last); 0 under groupId.
-func (q *groupQuery) sortKey(v *admin.GroupView) int64 {
+func (q *groupQuery) summaryKey(s *group.Summary) int64 {
 	switch q.sort {
 	case "held":
-		return -int64(v.Held)
+		return -int64(s.Held)
 	case "lastActivity":
-		if v.LastActivity.IsZero() {
+		if !s.HasActivity {
 			return 0
 		}
-		return -v.LastActivity.UnixNano()
+		return -s.LastActivity
 	case "nextDeadline":
-		if v.NextDeadline.IsZero() {
+		if !s.HasDeadline {
 			return 1<<63 - 1
 		}
-		return v.NextDeadline.UnixNano()
+		return s.NextDeadline
 	}
 	return 0
 }
@@ -151,98 +151,136 @@ func compareCursors(a, b *groupCursor) int {
 	return cmp.Compare(a.gen, b.gen)
 }
 
-// matches applies the filters.
-func (q *groupQuery) matches(v *admin.GroupView) bool {
+// filtered reports whether a filter other than role applies.
+func (q *groupQuery) filtered() bool { return q.state != "" || q.gap || q.q != "" }
+
+// listed is a group of a receiver or sender Listing.
+type listed interface {
+	GroupID() string
+	Generation() uint64
+	AppendGroupID(b []byte) []byte
+	Compare(groupID string, generation uint64) int
+}
+
+// selection gathers a page from the Listings of every side (and shard):
+// of each, the first limit+1 matching rows after the cursor in the page's
+// order, which page merges; it counts every match. Only the rows it keeps
+// are read in full: an id-ordered page without filters costs O(log n +
+// limit), one with filters or another order one pass over the summaries.
+type selection struct {
+	q     *groupQuery
+	total int
+	rows  []groupRow
+	// idBuf and qBytes spare q= an allocation per group.
+	idBuf, qBytes []byte
+}
+
+// candidate is a matching row of one Listing: its key and its position
+// there, which orders rows of equal key (the Listing is in id order).
+type candidate[T listed] struct {
+	key int64
+	pos int
+	ref T
+}
+
+// collect adds the rows of one side's Listing.
+func collect[T listed](s *selection, l *group.Listing[T], role group.Role, view func(T) admin.GroupView) {
+	q := s.q
+	if l == nil || l.Len() == 0 {
+		return
+	}
+	name := roleName(role)
+	// A row of the cursor's key follows the cursor when at or past from.
+	from, key := 0, int64(-1<<63)
+	if c := q.after; c != nil {
+		gen := c.gen
+		switch {
+		case name > c.role: // every row of the cursor's id follows it
+			gen = 0
+		case name < c.role: // none does
+			gen = 1<<64 - 1
+		}
+		from = l.Rank(func(e T) int { return e.Compare(c.id, gen) })
+		key = c.key
+	}
+	keep := q.limit + 1
+	if q.limit == 0 {
+		keep = l.Len()
+	}
+	var kept []candidate[T]
+	if q.sort == "groupId" { // every key is 0: the Listing's order is the page's
+		start := from
+		switch {
+		case key < 0:
+			start = 0
+		case key > 0:
+			start = l.Len()
+		}
+		if !q.filtered() {
+			s.total += l.Len()
+			for pos, e := range l.All(start) {
+				if len(kept) == keep {
+					break
+				}
+				kept = append(kept, candidate[T]{pos: pos, ref: e.Ref})
+			}
+		} else {
+			for pos, e := range l.All(0) {
+				if !s.matches(e.Ref, &e.Summary) {
+					continue
+				}
+				s.total++
+				if pos >= start && len(kept) < keep {
+					kept = append(kept, candidate[T]{pos: pos, ref: e.Ref})
+				}
+			}
+		}
+	} else {
+		h := boundedHeap[T]{max: keep}
+		for pos, e := range l.All(0) {
+			if !s.matches(e.Ref, &e.Summary) {
+				continue
+			}
+			s.total++
+			if k := q.summaryKey(&e.Summary); k > key || (k == key && pos >= from) {
+				h.offer(candidate[T]{key: k, pos: pos, ref: e.Ref})
+			}
+		}
+		kept = h.sorted()
+	}
+	for _, c := range kept {
+		s.rows = append(s.rows, groupRow{
+			cur: groupCursor{key: c.key, id: c.ref.GroupID(), role: name, gen: c.ref.Generation()},
+			v:   view(c.ref),
+		})
+	}
+}
+
+// matches applies the filters to a row of a Listing.
+func (s *selection) matches(ref listed, sum *group.Summary) bool {
+	q := s.q
 	switch {
-	case q.state == "open" && v.Terminated, q.state == "terminated" && !v.Terminated:
+	case q.state == "open" && sum.Terminated, q.state == "terminated" && !sum.Terminated:
 		return false
-	case q.gap && !hasGap(v):
+	case q.gap && !sum.Gap:
 		return false
-	case q.q != "" && !strings.Contains(v.GroupID, q.q):
-		return false
+	case q.q != "":
+		if s.qBytes == nil {
+			s.qBytes = []byte(q.q)
+		}
+		s.idBuf = ref.AppendGroupID(s.idBuf[:0])
+		return bytes.Contains(s.idBuf, s.qBytes)
 	}
 	return true
 }
 
-// hasGap reports whether a number below the highest received (sender:
-// acknowledged) one is missing: what an ordered group waits for (R48).
-func hasGap(v *admin.GroupView) bool {
-	return len(v.Ranges) > 1 || (len(v.Ranges) == 1 && v.Ranges[0].From > 0)
-}
-
-// selection keeps, of the groups offered in any order, the first
-// limit+1 that match and follow the cursor (a max-heap on the cursor:
-// the last kept row on top), and counts every match. A page over 100,000
-// groups so costs one pass and no copy of a group it does not keep.
-type selection struct {
-	q     *groupQuery
-	total int
-	rows  []groupRow // a max-heap by cur while limit > 0
-}
-
-func (s *selection) Len() int           { return len(s.rows) }
-func (s *selection) Less(i, j int) bool { return compareCursors(&s.rows[i].cur, &s.rows[j].cur) > 0 }
-func (s *selection) Swap(i, j int)      { s.rows[i], s.rows[j] = s.rows[j], s.rows[i] }
-func (s *selection) Push(x any)         { s.rows = append(s.rows, x.(groupRow)) }
-func (s *selection) Pop() any {
-	r := s.rows[len(s.rows)-1]
-	s.rows = s.rows[:len(s.rows)-1]
-	return r
-}
-
-// idOnly reports whether the id alone decides a group's fate: no filter
-// but q, sorted by id.
-func (q *groupQuery) idOnly() bool { return q.state == "" && !q.gap && q.sort == "groupId" }
-
-// keep decides by a group's id what the id can decide, so that a page of
-// the default listing reads only the groups it may show: false rules the
-// group out, true hands it to offer. Under idOnly it counts the match.
-func (s *selection) keep(id string, role group.Role, gen uint64) bool {
-	q := s.q
-	if q.q != "" && !strings.Contains(id, q.q) {
-		return false
+// selectGroups adds the rows of one engine's sides that q asks for.
+func (s *selection) selectGroups(a admin.Engine) {
+	if s.q.roles&admin.Receiving != 0 {
+		collect(s, a.ReceivingListing(), group.RoleReceiver, admin.ReceivingListedView)
 	}
-	if !q.idOnly() {
-		return true
-	}
-	s.total++
-	cur := groupCursor{id: id, role: roleName(role), gen: gen}
-	return s.follows(&cur)
-}
-
-// follows reports whether a row at cur comes after the cursor and before
-// the last row kept when the heap is full.
-func (s *selection) follows(cur *groupCursor) bool {
-	q := s.q
-	if q.after != nil && compareCursors(cur, q.after) <= 0 {
-		return false
-	}
-	return q.limit == 0 || len(s.rows) < q.limit+1 || compareCursors(cur, &s.rows[0].cur) < 0
-}
-
-// offer considers one group that keep let through; v is valid only during
-// the call.
-func (s *selection) offer(v *admin.GroupView) {
-	q := s.q
-	cur := groupCursor{key: q.sortKey(v), id: v.GroupID, role: roleName(v.Role), gen: v.Generation}
-	if !q.idOnly() {
-		if !q.matches(v) {
-			return
-		}
-		s.total++
-		if !s.follows(&cur) {
-			return
-		}
-	}
-	row := groupRow{cur: cur, v: *v}
-	row.v.Ranges = slices.Clone(v.Ranges)
-	if q.limit == 0 {
-		s.rows = append(s.rows, row)
-		return
-	}
-	heap.Push(s, row)
-	if len(s.rows) > q.limit+1 { // one more tells whether a next page exists
-		heap.Pop(s)
+	if s.q.roles&admin.Sending != 0 {
+		collect(s, a.SendingListing(), group.RoleSender, admin.SendingListedView)
 	}
 }
 
@@ -255,4 +293,60 @@ func (s *selection) page() (page []groupRow, next string) {
 		return rows, ""
 	}
 	return rows[:s.q.limit], rows[s.q.limit-1].cur.String()
+}
+
+// boundedHeap keeps the max smallest candidates offered, by key then
+// position: a max-heap with the greatest kept on top.
+type boundedHeap[T listed] struct {
+	max int
+	c   []candidate[T]
+}
+
+func (h *boundedHeap[T]) less(i, j int) bool {
+	a, b := &h.c[i], &h.c[j]
+	return a.key > b.key || (a.key == b.key && a.pos > b.pos)
+}
+
+func (h *boundedHeap[T]) offer(c candidate[T]) {
+	if len(h.c) < h.max {
+		h.c = append(h.c, c)
+		for i := len(h.c) - 1; i > 0; { // sift up
+			p := (i - 1) / 2
+			if !h.less(i, p) {
+				break
+			}
+			h.c[i], h.c[p] = h.c[p], h.c[i]
+			i = p
+		}
+		return
+	}
+	if top := &h.c[0]; c.key > top.key || (c.key == top.key && c.pos > top.pos) {
+		return
+	}
+	h.c[0] = c
+	for i := 0; ; { // sift down
+		l, m := 2*i+1, i
+		if l < len(h.c) && h.less(l, m) {
+			m = l
+		}
+		if r := l + 1; r < len(h.c) && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h.c[i], h.c[m] = h.c[m], h.c[i]
+		i = m
+	}
+}
+
+// sorted returns the kept candidates in ascending order.
+func (h *boundedHeap[T]) sorted() []candidate[T] {
+	slices.SortFunc(h.c, func(a, b candidate[T]) int {
+		if c := cmp.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.pos, b.pos)
+	})
+	return h.c
 }

@@ -129,22 +129,27 @@ func (g *Gateway) handleGroups(w http.ResponseWriter, r *http.Request) {
 	sel := &selection{q: &q}
 	for _, sn := range g.nodes() {
 		err := sn.node.Admin(r.Context(), func(a admin.Engine, _ time.Time) {
-			admin.EachGroup(a, q.roles, sel.keep, sel.offer)
+			sel.selectGroups(a)
 		})
 		if err != nil {
 			writeError(w, http.StatusServiceUnavailable, err.Error())
 			return
 		}
 	}
-	page, next := sel.page()
-	out := groupsJSON{Groups: make([]GroupJSON, len(page)), Total: sel.total}
+	writeJSON(w, http.StatusOK, sel.answer())
+}
+
+// answer is the body of the selected page.
+func (s *selection) answer() groupsJSON {
+	page, next := s.page()
+	out := groupsJSON{Groups: make([]GroupJSON, len(page)), Total: s.total}
 	for i, row := range page {
 		out.Groups[i] = groupJSON(row.v)
 	}
 	if next != "" {
 		out.Next = &next
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out
 }
 
 // handleGroup answers one group: the receiving side's newest generation

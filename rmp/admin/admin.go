@@ -11,6 +11,7 @@ package admin
 import (
 	"time"
 
+	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 )
@@ -40,14 +41,15 @@ type Engine interface {
 	// Destinations sums the sending side's unacknowledged messages per
 	// destination, sorted by destination.
 	Destinations() []sender.DestinationInfo
-	// EachReceivingGroup and EachSendingGroup call fn with every listed
-	// receiving group generation, every sending group in state, that keep
-	// (nil: every one) accepts by id and generation (1 for a sending
-	// group), in no particular order and without copying: the GroupInfo
-	// and its slices are valid only during the call and must not be
-	// modified (a page of 100,000 groups, gateway GET /v1/groups).
-	EachReceivingGroup(keep func(groupID string, generation uint64) bool, fn func(*receiver.GroupInfo))
-	EachSendingGroup(keep func(groupID string, generation uint64) bool, fn func(*sender.GroupInfo))
+	// ReceivingListing and SendingListing index the listed receiving
+	// group generations, the sending groups in state, in the order of
+	// their ids (then generations), each with the group.Summary a page of
+	// groups filters and sorts by, so that a page of 100,000 groups reads
+	// only the groups it shows (gateway GET /v1/groups, #21). They are
+	// valid only during the call and must not be modified; ListedView
+	// reads one of their groups.
+	ReceivingListing() *group.Listing[receiver.Listed]
+	SendingListing() *group.Listing[sender.Listed]
 	// ReceiverStats returns the receiving RMP's counts (held messages,
 	// groups).
 	ReceiverStats() receiver.Stats

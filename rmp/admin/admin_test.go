@@ -1,8 +1,6 @@
 package admin
 
 import (
-	"fmt"
-	"slices"
 	"testing"
 	"time"
 
@@ -42,20 +40,10 @@ func (f *fake) SendingGroup(id string) (sender.GroupInfo, bool) {
 func (f *fake) SendingMessage(sender.MessageRef) (sender.MessageInfo, bool) {
 	return sender.MessageInfo{}, false
 }
-func (f *fake) EachReceivingGroup(keep func(string, uint64) bool, fn func(*receiver.GroupInfo)) {
-	for i := range f.recv {
-		if keep == nil || keep(f.recv[i].GroupID, f.recv[i].Generation) {
-			fn(&f.recv[i])
-		}
-	}
-}
-func (f *fake) EachSendingGroup(keep func(string, uint64) bool, fn func(*sender.GroupInfo)) {
-	for i := range f.send {
-		if keep == nil || keep(f.send[i].GroupID, 1) {
-			fn(&f.send[i])
-		}
-	}
-}
+
+// The listings are an engine's own index (rmp tests them with the engine).
+func (f *fake) ReceivingListing() *group.Listing[receiver.Listed]      { return nil }
+func (f *fake) SendingListing() *group.Listing[sender.Listed]          { return nil }
 func (f *fake) SendingPending(string, int) ([]sender.PendingInfo, int) { return nil, 0 }
 func (f *fake) Destinations() []sender.DestinationInfo                 { return nil }
 func (f *fake) ReceiverStats() receiver.Stats                          { return receiver.Stats{} }
@@ -161,40 +149,4 @@ func TestAbort(t *testing.T) {
 	if len(got) != 2 || got[0] != "receiving a" || got[1] != "sending a" {
 		t.Fatalf("aborts %q, want receiving a, sending a", got)
 	}
-}
-
-// EachGroup hands every group of the roles over, as Groups lists them
-// (order aside), without copying their ranges.
-func TestEachGroupMatchesGroups(t *testing.T) {
-	f := newFake()
-	for _, roles := range []Roles{Receiving, Sending, Receiving | Sending} {
-		var got []GroupView
-		EachGroup(f, roles, nil, func(v *GroupView) {
-			c := *v
-			c.Ranges = append([]group.Range(nil), v.Ranges...)
-			got = append(got, c)
-		})
-		want := Groups(f, roles)
-		if len(got) != len(want) {
-			t.Fatalf("roles %d: %d views, want %d", roles, len(got), len(want))
-		}
-		for i := range want {
-			if got[i].GroupID != want[i].GroupID || got[i].Role != want[i].Role || got[i].Generation != want[i].Generation ||
-				len(got[i].Ranges) != len(want[i].Ranges) || got[i].Terminated != want[i].Terminated {
-				t.Fatalf("roles %d, view %d: %+v, want %+v", roles, i, got[i], want[i])
-			}
-		}
-	}
-	var kept []string
-	EachGroup(f, Receiving|Sending, func(id string, role group.Role, gen uint64) bool {
-		return id == "a" && (role == group.RoleSender || gen == 2)
-	}, func(v *GroupView) { kept = append(kept, fmt.Sprintf("%s/%d/%d", v.GroupID, v.Role, v.Generation)) })
-	if want := []string{fmt.Sprintf("a/%d/2", group.RoleReceiver), fmt.Sprintf("a/%d/1", group.RoleSender)}; !slices.Equal(kept, want) {
-		t.Fatalf("keep: %v, want %v", kept, want)
-	}
-	EachGroup(f, Sending, nil, func(v *GroupView) {
-		if v.GroupID == "a" && &v.Ranges[0] != &f.send[0].Acked[0] {
-			t.Fatal("EachGroup copied a sending group's ranges")
-		}
-	})
 }

@@ -93,27 +93,13 @@ func Groups(e Engine, roles Roles) []GroupView {
 	return out
 }
 
-// EachGroup calls fn with the view of every group of roles that keep
-// (nil: every one) accepts by its id, role and generation, in no
-// particular order and without copying: the view and its Ranges are valid
-// only during the call and must not be modified. A page over 100,000
-// groups costs one pass and no copy of the groups it leaves out; keep
-// spares it reading the groups the id alone rules out.
-func EachGroup(e Engine, roles Roles, keep func(groupID string, role group.Role, generation uint64) bool, fn func(*GroupView)) {
-	var v GroupView
-	keepAs := func(role group.Role) func(string, uint64) bool {
-		if keep == nil {
-			return nil
-		}
-		return func(id string, gen uint64) bool { return keep(id, role, gen) }
-	}
-	if roles&Receiving != 0 {
-		e.EachReceivingGroup(keepAs(group.RoleReceiver), func(gi *receiver.GroupInfo) { v = receivingView(*gi); fn(&v) })
-	}
-	if roles&Sending != 0 {
-		e.EachSendingGroup(keepAs(group.RoleSender), func(gi *sender.GroupInfo) { v = sendingViewOf(*gi); fn(&v) })
-	}
-}
+// ReceivingListedView and SendingListedView return the view of a group of
+// Engine.ReceivingListing, Engine.SendingListing; its Ranges are the
+// caller's.
+func ReceivingListedView(l receiver.Listed) GroupView { return receivingView(l.Info()) }
+
+// SendingListedView: see ReceivingListedView.
+func SendingListedView(l sender.Listed) GroupView { return sendingViewOf(l.Info()) }
 
 // Group returns the view of one group: the receiving side's newest
 // generation when roles has Receiving, else (or when there is none) the

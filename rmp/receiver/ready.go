@@ -35,6 +35,7 @@ func (r *Receiver) finish(now time.Time) Ready {
 		stored := indexedDeadline(g) // what the store indexes (gstate.deadline)
 		r.schedule(g)
 		g.trimExtra()
+		r.relist(g)
 		if at := indexedDeadline(g); !at.Equal(stored) {
 			r.rd.Persist = append(r.rd.Persist, group.Mutation{Op: group.OpSetDeadline, Key: r.key(g, group.KindMeta, 0), At: at})
 		}

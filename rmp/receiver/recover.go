@@ -179,5 +179,6 @@ func (r *Receiver) finishRecovered(g *gstate) error {
 	g.received.SetMaxRanges(r.cfg.MaxRangesPerGroup)
 	r.schedule(g) // the store indexed this deadline before the restart
 	g.trimExtra()
+	r.relist(g)
 	return nil
 }

@@ -152,6 +152,8 @@ type Receiver struct {
 	carry   []*gstate
 	carryAt time.Time
 	out     outbox
+	// list indexes the listed generations for pages of groups (listing.go).
+	list *group.Listing[Listed]
 
 	// Per-call buffers, reused; a Ready is valid until the next call.
 	rd Ready
@@ -169,7 +171,8 @@ func New(cfg Config) (*Receiver, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Receiver{cfg: c, groups: map[string]*family{}, peers: map[string]*peerCount{}, out: newOutbox()}, nil
+	return &Receiver{cfg: c, groups: map[string]*family{}, peers: map[string]*peerCount{}, out: newOutbox(),
+		list: group.NewListing(compareListed)}, nil
 }
 
 func (r *Receiver) newState(id group.ID) *gstate {
@@ -195,11 +198,13 @@ func (r *Receiver) addState(g *gstate) {
 	if g.peer != nil {
 		g.peer.groups++
 	}
+	r.relist(g)
 }
 
 // dropState forgets g (its records are deleted by the caller).
 func (r *Receiver) dropState(g *gstate) {
 	g.removed = true
+	r.relist(g)
 	if g.heapIdx >= 0 {
 		heap.Remove(&r.heap, int(g.heapIdx))
 	}

@@ -132,6 +132,7 @@ func (s *Sender) finish(now time.Time) Ready {
 		if g.removed {
 			continue
 		}
+		s.relist(g)
 		if before != 0 {
 			ms = s.ackedRunMutations(ms, g, &s.b.ackedBefore[before-1])
 		}

@@ -28,7 +28,13 @@ const (
 
 // groupID returns the id of group seq of instance inst.
 func groupID(inst string, seq uint64) string {
-	return idPrefix + strconv.FormatUint(seq, 10) + "." + inst + idSuffix
+	return string(appendGroupID(make([]byte, 0, len(idPrefix)+20+1+len(inst)+len(idSuffix)), inst, seq))
+}
+
+// appendGroupID appends groupID(inst, seq) to b.
+func appendGroupID(b []byte, inst string, seq uint64) []byte {
+	b = strconv.AppendUint(append(b, idPrefix...), seq, 10)
+	return append(append(append(b, '.'), inst...), idSuffix...)
 }
 
 // foreignID is g's stored id when it is not groupID(instance, seq).

@@ -203,6 +203,7 @@ func (s *Sender) remove(now time.Time, g *groupState) {
 	g.removed = true
 	s.timers.remove(&g.tm)
 	delete(s.groups, g.seq)
+	s.relist(g)
 	if id := g.foreignID(); id != "" {
 		delete(s.foreign, id)
 	}

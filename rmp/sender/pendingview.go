@@ -85,17 +85,3 @@ func (s *Sender) Destinations() []DestinationInfo {
 	slices.SortFunc(out, func(a, b DestinationInfo) int { return strings.Compare(a.To, b.To) })
 	return out
 }
-
-// EachGroup calls fn with every group in state that keep (nil: every
-// one) accepts by its id, in no particular order, without copying: the
-// GroupInfo and its Acked are valid only during the call and must not be
-// modified (gateway GET /v1/groups, #21).
-func (s *Sender) EachGroup(keep func(groupID string) bool, fn func(*GroupInfo)) {
-	for _, g := range s.groups {
-		if keep != nil && !keep(s.idOf(g)) {
-			continue
-		}
-		gi := s.view(g)
-		fn(&gi)
-	}
-}

@@ -31,6 +31,7 @@ func Recover(cfg Config, records iter.Seq2[group.Key, []byte]) (*Sender, error) 
 	s.nextOutcome = max(s.nextOutcome, OutcomeID(inst.nextOutcome))
 	for _, g := range s.groups {
 		s.rebuild(g)
+		s.relist(g)
 	}
 	for _, e := range s.outbox {
 		if id, ok := s.latest[e.o.Ref]; !ok || id < e.o.ID {

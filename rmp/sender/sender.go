@@ -65,6 +65,8 @@ type Sender struct {
 	// refill are recovered groups with messages waiting for the window,
 	// for the next input to transmit (window.go).
 	refill []*groupState
+	// list indexes the groups in state for pages of groups (listing.go).
+	list *group.Listing[Listed]
 
 	b batch
 }
@@ -86,6 +88,7 @@ func New(cfg Config) (*Sender, error) {
 		pollKeys:    make(map[uint64]*destState),
 	}
 	s.timers.inst = cfg.InstanceID
+	s.list = group.NewListing(compareListed)
 	return s, nil
 }
 
@@ -271,6 +274,7 @@ func (s *Sender) newGroup(now time.Time, sub *Submission) *groupState {
 	if !g.singleton {
 		s.keys[g.key] = g
 	}
+	s.relist(g)
 	return g
 }
 

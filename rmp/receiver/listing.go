@@ -1,0 +1,62 @@
+package receiver
+
+import (
+	"strings"
+	"time"
+
+	"github.com/wsrkit/wsrkit/rmp/group"
+)
+
+// Listed is a listed group generation of the Receiver's Listing.
+type Listed struct{ g *gstate }
+
+// GroupID returns the group's id.
+func (l Listed) GroupID() string { return l.g.id.GroupID }
+
+// Generation returns the group's generation.
+func (l Listed) Generation() uint64 { return l.g.id.Generation }
+
+// AppendGroupID appends the group's id to b.
+func (l Listed) AppendGroupID(b []byte) []byte { return append(b, l.g.id.GroupID...) }
+
+// Compare orders the group against the group id and generation given,
+// as the Listing does: by GroupID, then Generation.
+func (l Listed) Compare(groupID string, generation uint64) int {
+	if c := strings.Compare(l.g.id.GroupID, groupID); c != 0 {
+		return c
+	}
+	return cmpU64(l.g.id.Generation, generation)
+}
+
+// Info returns the group's GroupInfo; its slices belong to the caller.
+func (l Listed) Info() GroupInfo { return infoInto(l.g, nil) }
+
+func compareListed(a, b Listed) int { return a.Compare(b.g.id.GroupID, b.g.id.Generation) }
+
+// Listing returns the listed group generations (those Groups returns) in
+// the order of GroupID then Generation, each with its Summary (gateway GET
+// /v1/groups, #21). It is kept as the groups change: read it between
+// calls and do not modify it.
+func (r *Receiver) Listing() *group.Listing[Listed] { return r.list }
+
+// relist brings g's entry in the Listing up to date: every change of a
+// group that a Summary shows goes through finish (or Recover), which
+// calls it; a group deleted by Abort or removed leaves the Listing.
+func (r *Receiver) relist(g *gstate) {
+	if g.removed || !listed(g) {
+		r.list.Delete(Listed{g})
+		return
+	}
+	s := group.Summary{Terminated: g.lc.Terminated, Held: len(g.pending) + g.buf.Len()}
+	if !g.singleton {
+		// group.HasGap of its ranges, without copying them.
+		n := g.received.RangeCount()
+		s.Gap = n > 1 || (n == 1 && !g.received.ContainsAll(0))
+	}
+	var deadline time.Time
+	if g.hasDeadline {
+		deadline = g.deadline
+	}
+	s.SetTimes(deadline, g.lc.LastActivity)
+	r.list.Set(Listed{g}, s)
+}

@@ -1,0 +1,71 @@
+package sender
+
+import (
+	"cmp"
+	"strings"
+	"time"
+
+	"github.com/wsrkit/wsrkit/rmp/group"
+)
+
+// Listed is a group in state of the Sender's Listing.
+type Listed struct {
+	g *groupState
+	s *Sender
+}
+
+// GroupID returns the group's id.
+func (l Listed) GroupID() string { return l.s.idOf(l.g) }
+
+// Generation returns 1: sender group ids are never reused (R05).
+func (l Listed) Generation() uint64 { return generation }
+
+// AppendGroupID appends the group's id to b without making it.
+func (l Listed) AppendGroupID(b []byte) []byte {
+	if id := l.g.foreignID(); id != "" {
+		return append(b, id...)
+	}
+	return appendGroupID(b, l.s.cfg.InstanceID, l.g.seq)
+}
+
+// Compare orders the group against the group id and generation given,
+// as the Listing does: by id (as strings), then generation.
+func (l Listed) Compare(groupID string, gen uint64) int {
+	c := 0
+	if seq, ok := parseID(groupID, l.s.cfg.InstanceID); ok && l.g.foreignID() == "" {
+		c = compareSeqText(l.g.seq, seq)
+	} else {
+		c = strings.Compare(l.s.idOf(l.g), groupID)
+	}
+	if c != 0 {
+		return c
+	}
+	return cmp.Compare(generation, gen)
+}
+
+// Info returns the group's GroupInfo; its slices belong to the caller.
+func (l Listed) Info() GroupInfo { return l.s.info(l.g) }
+
+func compareListed(a, b Listed) int { return compareIDs(a.s.cfg.InstanceID, a.g, b.g) }
+
+// Listing returns the groups in state (those Groups returns) in the order
+// of their ids, each with its Summary (gateway GET /v1/groups, #21). It is
+// kept as the groups change: read it between calls and do not modify it.
+func (s *Sender) Listing() *group.Listing[Listed] { return s.list }
+
+// relist brings g's entry in the Listing up to date: every change of a
+// group that a Summary shows touches it, and finish (or Recover) calls
+// relist; a removed group leaves the Listing.
+func (s *Sender) relist(g *groupState) {
+	if g.removed {
+		s.list.Delete(Listed{g, s})
+		return
+	}
+	sum := group.Summary{Terminated: g.life.Terminated || g.aborted, Held: len(g.pending), Gap: group.HasGap(g.acked.rs)}
+	var deadline time.Time
+	if g.tm.scheduled() {
+		deadline = s.timers.at(&g.tm)
+	}
+	sum.SetTimes(deadline, g.life.LastActivity)
+	s.list.Set(Listed{g, s}, sum)
+}
