@@ -226,7 +226,7 @@ func collect[T listed](s *selection, l *group.Listing[T], role group.Role, view 
 			}
 		} else {
 			for pos, e := range l.All(0) {
-				if !s.matches(e.Ref, &e.Summary) {
+				if !s.matches(e.Ref, e.Sum) {
 					continue
 				}
 				s.total++
@@ -238,11 +238,11 @@ func collect[T listed](s *selection, l *group.Listing[T], role group.Role, view 
 	} else {
 		h := boundedHeap[T]{max: keep}
 		for pos, e := range l.All(0) {
-			if !s.matches(e.Ref, &e.Summary) {
+			if !s.matches(e.Ref, e.Sum) {
 				continue
 			}
 			s.total++
-			if k := q.summaryKey(&e.Summary); k > key || (k == key && pos >= from) {
+			if k := q.summaryKey(e.Sum); k > key || (k == key && pos >= from) {
 				h.offer(candidate[T]{key: k, pos: pos, ref: e.Ref})
 			}
 		}

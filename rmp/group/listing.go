@@ -3,7 +3,6 @@ package group
 import (
 	"iter"
 	"slices"
-	"sort"
 	"time"
 )
 
@@ -45,22 +44,36 @@ func HasGap(ranges []Range) bool {
 	return len(ranges) > 1 || (len(ranges) == 1 && ranges[0].From > 0)
 }
 
-// ListEntry is one group of a Listing.
+// ListEntry is one group of a Listing and its summary, which the Listing
+// keeps apart (Listing.Update changes it in place).
 type ListEntry[T any] struct {
 	Ref T
-	Summary
+	Sum *Summary
 }
 
-// Listing is an ordered index of groups, each with its Summary: sorted
-// blocks of at most listBlock entries, so that an insertion or a removal
-// moves one block's entries, a lookup is two binary searches, and a page
-// in order is read from its first entry on (O(log n + page)).
+// listed is a group in a block: its ref and the slot of its summary.
+type listed[T any] struct {
+	ref  T
+	slot int32
+}
+
+// Listing is an ordered index of groups, each with its Summary. The order
+// is held in sorted blocks of at most listBlock groups, so that adding or
+// deleting a group moves one block's entries, a lookup is two binary
+// searches, and a page in order is read from its first entry on (O(log n
+// + page)). The summaries live in slots of their own, so that the owner,
+// keeping a group's slot, updates its summary at once (every message
+// changes one) without a lookup.
 type Listing[T any] struct {
 	cmp func(a, b T) int
 	// blocks are sorted by cmp, each non-empty, every entry of one before
 	// every entry of the next.
-	blocks [][]ListEntry[T]
+	blocks [][]listed[T]
 	n      int
+	// sums[slot] is a summary; slot 0 is never used, free lists the
+	// slots of deleted groups.
+	sums []Summary
+	free []int32
 }
 
 // listBlock bounds a block; a block below listBlock/4 is merged into a
@@ -69,42 +82,72 @@ const listBlock = 256
 
 // NewListing returns an empty Listing ordered by cmp, which must be a
 // total order on the groups it will hold.
-func NewListing[T any](cmp func(a, b T) int) *Listing[T] { return &Listing[T]{cmp: cmp} }
+func NewListing[T any](cmp func(a, b T) int) *Listing[T] {
+	return &Listing[T]{cmp: cmp, sums: make([]Summary, 1)}
+}
 
 // Len returns the number of groups.
 func (l *Listing[T]) Len() int { return l.n }
 
 // find returns the block and the index within it of the first entry not
-// below ref (by at: cmp(entry, target)), and whether it is ref.
-func (l *Listing[T]) find(at func(T) int) (b, i int, found bool) {
-	b = sort.Search(len(l.blocks), func(k int) bool {
-		blk := l.blocks[k]
-		return at(blk[len(blk)-1].Ref) >= 0
-	})
-	if b == len(l.blocks) {
+// below the target, and whether that entry is the target: the target is
+// ref, or when at is not nil the one at places (at(e) is the order of e
+// against it). Plain loops: a closure over ref would cost an allocation
+// per lookup.
+func (l *Listing[T]) find(ref T, at func(T) int) (b, i int, found bool) {
+	order := func(e T) int {
+		if at != nil {
+			return at(e)
+		}
+		return l.cmp(e, ref)
+	}
+	lo, hi := 0, len(l.blocks)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if blk := l.blocks[m]; order(blk[len(blk)-1].ref) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if b = lo; b == len(l.blocks) {
 		return b, 0, false
 	}
 	blk := l.blocks[b]
-	i = sort.Search(len(blk), func(k int) bool { return at(blk[k].Ref) >= 0 })
-	return b, i, at(blk[i].Ref) == 0
-}
-
-func (l *Listing[T]) target(ref T) func(T) int {
-	return func(e T) int { return l.cmp(e, ref) }
-}
-
-// Set adds ref with s, or updates the summary of the entry equal to ref.
-func (l *Listing[T]) Set(ref T, s Summary) {
-	b, i, found := l.find(l.target(ref))
-	if found {
-		l.blocks[b][i] = ListEntry[T]{Ref: ref, Summary: s}
-		return
+	lo, hi = 0, len(blk)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if order(blk[m].ref) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
 	}
-	e := ListEntry[T]{Ref: ref, Summary: s}
+	return b, lo, order(blk[lo].ref) == 0
+}
+
+// Add adds ref with s and returns the slot of its summary (never 0) for
+// Update; for a ref it holds already, it updates the summary.
+func (l *Listing[T]) Add(ref T, s Summary) int32 {
+	b, i, found := l.find(ref, nil)
+	if found { // held already: the same slot
+		slot := l.blocks[b][i].slot
+		l.sums[slot] = s
+		return slot
+	}
+	var slot int32
+	if n := len(l.free); n > 0 {
+		slot, l.free = l.free[n-1], l.free[:n-1]
+		l.sums[slot] = s
+	} else {
+		slot = int32(len(l.sums))
+		l.sums = append(l.sums, s)
+	}
+	e := listed[T]{ref: ref, slot: slot}
 	l.n++
 	if len(l.blocks) == 0 {
-		l.blocks = append(l.blocks, append(make([]ListEntry[T], 0, listBlock), e))
-		return
+		l.blocks = append(l.blocks, append(make([]listed[T], 0, listBlock), e))
+		return slot
 	}
 	if b == len(l.blocks) { // after every entry: the end of the last block
 		b--
@@ -113,12 +156,12 @@ func (l *Listing[T]) Set(ref T, s Summary) {
 	if blk := l.blocks[b]; len(blk) == listBlock {
 		if b == len(l.blocks)-1 && i == listBlock {
 			// Ids that only grow fill block after block.
-			l.blocks = append(l.blocks, append(make([]ListEntry[T], 0, listBlock), e))
-			return
+			l.blocks = append(l.blocks, append(make([]listed[T], 0, listBlock), e))
+			return slot
 		}
 		// Split the full block in two halves with room to grow.
 		half := listBlock / 2
-		hi := append(make([]ListEntry[T], 0, listBlock), blk[half:]...)
+		hi := append(make([]listed[T], 0, listBlock), blk[half:]...)
 		clear(blk[half:])
 		l.blocks[b] = blk[:half]
 		l.blocks = slices.Insert(l.blocks, b+1, hi)
@@ -127,16 +170,23 @@ func (l *Listing[T]) Set(ref T, s Summary) {
 		}
 	}
 	l.blocks[b] = slices.Insert(l.blocks[b], i, e)
+	return slot
 }
+
+// Update sets the summary in slot, which Add returned.
+func (l *Listing[T]) Update(slot int32, s Summary) { l.sums[slot] = s }
 
 // Delete removes the entry equal to ref; it reports whether there was one.
 func (l *Listing[T]) Delete(ref T) bool {
-	b, i, found := l.find(l.target(ref))
+	b, i, found := l.find(ref, nil)
 	if !found {
 		return false
 	}
 	l.n--
-	blk := slices.Delete(l.blocks[b], i, i+1)
+	blk := l.blocks[b]
+	l.sums[blk[i].slot] = Summary{}
+	l.free = append(l.free, blk[i].slot)
+	blk = slices.Delete(blk, i, i+1)
 	l.blocks[b] = blk
 	switch {
 	case len(blk) == 0:
@@ -155,10 +205,11 @@ func (l *Listing[T]) Delete(ref T) bool {
 	return true
 }
 
-// Rank returns the number of entries at or before a target, which at
+// Rank returns the number of entries at or before the target that at
 // places: at(ref) is the order of ref against it (cmp's sign).
 func (l *Listing[T]) Rank(at func(T) int) int {
-	b, i, found := l.find(at)
+	var none T
+	b, i, found := l.find(none, at)
 	if found {
 		i++
 	}
@@ -170,8 +221,8 @@ func (l *Listing[T]) Rank(at func(T) int) int {
 
 // All yields the entries from position from on, in order, with their
 // positions. The Listing must not change during the iteration.
-func (l *Listing[T]) All(from int) iter.Seq2[int, *ListEntry[T]] {
-	return func(yield func(int, *ListEntry[T]) bool) {
+func (l *Listing[T]) All(from int) iter.Seq2[int, ListEntry[T]] {
+	return func(yield func(int, ListEntry[T]) bool) {
 		pos := 0
 		for _, blk := range l.blocks {
 			if pos+len(blk) <= from {
@@ -179,7 +230,7 @@ func (l *Listing[T]) All(from int) iter.Seq2[int, *ListEntry[T]] {
 				continue
 			}
 			for i := max(from-pos, 0); i < len(blk); i++ {
-				if !yield(pos+i, &blk[i]) {
+				if !yield(pos+i, ListEntry[T]{Ref: blk[i].ref, Sum: &l.sums[blk[i].slot]}) {
 					return
 				}
 			}

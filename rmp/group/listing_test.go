@@ -15,7 +15,12 @@ import (
 func TestListingMatchesASortedSlice(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	l := NewListing(cmp.Compare[int])
-	var model []ListEntry[int]
+	type entry struct {
+		ref int
+		Summary
+	}
+	var model []entry
+	slots := map[int]int32{}
 	check := func(step int) {
 		t.Helper()
 		if l.Len() != len(model) {
@@ -27,8 +32,8 @@ func TestListingMatchesASortedSlice(t *testing.T) {
 		}
 		i := from
 		for pos, e := range l.All(from) {
-			if pos != i || i >= len(model) || *e != model[i] {
-				t.Fatalf("step %d: All(%d) at %d: %v, want position %d of %d", step, from, pos, *e, i, len(model))
+			if pos != i || i >= len(model) || e.Ref != model[i].ref || *e.Sum != model[i].Summary {
+				t.Fatalf("step %d: All(%d) at %d: %v %v, want position %d of %d", step, from, pos, e.Ref, *e.Sum, i, len(model))
 			}
 			i++
 		}
@@ -36,8 +41,8 @@ func TestListingMatchesASortedSlice(t *testing.T) {
 			t.Fatalf("step %d: All(%d) stopped at %d of %d", step, from, i, len(model))
 		}
 		x := rng.IntN(3000) - 10
-		want, _ := slices.BinarySearchFunc(model, x, func(e ListEntry[int], x int) int { return cmp.Compare(e.Ref, x) })
-		if want < len(model) && model[want].Ref == x {
+		want, _ := slices.BinarySearchFunc(model, x, func(e entry, x int) int { return cmp.Compare(e.ref, x) })
+		if want < len(model) && model[want].ref == x {
 			want++
 		}
 		if got := l.Rank(func(r int) int { return cmp.Compare(r, x) }); got != want {
@@ -46,20 +51,26 @@ func TestListingMatchesASortedSlice(t *testing.T) {
 	}
 	for step := range 20000 {
 		x := rng.IntN(2500)
-		i, found := slices.BinarySearchFunc(model, x, func(e ListEntry[int], x int) int { return cmp.Compare(e.Ref, x) })
+		i, found := slices.BinarySearchFunc(model, x, func(e entry, x int) int { return cmp.Compare(e.ref, x) })
 		// Grow to about 2,000 entries, then shrink, then grow again.
 		grow := (step/5000)%2 == 0
 		if rng.IntN(10) < 7 == grow {
 			s := Summary{Held: step}
-			l.Set(x, s)
-			if found {
+			if found { // by its slot, or Add again
+				if step%2 == 0 {
+					l.Update(slots[x], s)
+				} else if slot := l.Add(x, s); slot != slots[x] {
+					t.Fatalf("step %d: Add(%d) again: slot %d, was %d", step, x, slot, slots[x])
+				}
 				model[i].Summary = s
 			} else {
-				model = slices.Insert(model, i, ListEntry[int]{Ref: x, Summary: s})
+				slots[x] = l.Add(x, s)
+				model = slices.Insert(model, i, entry{ref: x, Summary: s})
 			}
 		} else if l.Delete(x) != found {
 			t.Fatalf("step %d: Delete(%d) = %v, want %v", step, x, !found, found)
 		} else if found {
+			delete(slots, x)
 			model = slices.Delete(model, i, i+1)
 		}
 		if step%37 == 0 {
@@ -96,9 +107,8 @@ func TestSummaryTimes(t *testing.T) {
 }
 
 // BenchmarkListingBytesPerGroup reports the heap a Listing of 100,000
-// groups takes per group, its entries as large as the receiver's (a
-// pointer and a Summary), for ids that only grow and for ids in random
-// order (#21).
+// groups takes per group, its refs as large as the receiver's (a
+// pointer), for ids that only grow and for ids in random order (#21).
 func BenchmarkListingBytesPerGroup(b *testing.B) {
 	const n = 100_000
 	refs := make([]*int, n)
@@ -120,7 +130,7 @@ func BenchmarkListingBytesPerGroup(b *testing.B) {
 					if order == "random" {
 						i = perm[i]
 					}
-					l.Set(refs[i], Summary{Held: i})
+					l.Add(refs[i], Summary{Held: i})
 				}
 				runtime.GC()
 				runtime.ReadMemStats(&after)

@@ -157,3 +157,30 @@ func BenchmarkPoll100(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkInOrderAmong100kGroups is BenchmarkInOrder's unordered step in
+// one of 100,000 groups, which receive their messages in turn: what a
+// busy receiver pays per message, its Listing's upkeep included (#21).
+func BenchmarkInOrderAmong100kGroups(b *testing.B) {
+	const groups = 100_000
+	r := benchReceiver(b, Config{MaxGroups: 2 * groups})
+	ms := make([]Message, groups)
+	for i := range ms {
+		ms[i] = seq(fmt.Sprintf("mid:%06d@example.com", (i*7919)%groups), 0)
+		ms[i].Expiry = t0.Add(1000 * time.Hour)
+		takeAll(r, t0, r.Message(t0, ms[i]))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		m := &ms[i%groups]
+		m.Number++
+		i++
+		rd := r.Message(t0, *m)
+		if len(rd.Deliver) != 1 {
+			b.Fatal("not delivered")
+		}
+		r.Taken(t0, rd.Deliver[0].Ref)
+	}
+}

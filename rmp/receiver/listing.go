@@ -44,7 +44,10 @@ func (r *Receiver) Listing() *group.Listing[Listed] { return r.list }
 // calls it; a group deleted by Abort or removed leaves the Listing.
 func (r *Receiver) relist(g *gstate) {
 	if g.removed || !listed(g) {
-		r.list.Delete(Listed{g})
+		if g.listSlot != 0 {
+			r.list.Delete(Listed{g})
+			g.listSlot = 0
+		}
 		return
 	}
 	s := group.Summary{Terminated: g.lc.Terminated, Held: len(g.pending) + g.buf.Len()}
@@ -58,5 +61,9 @@ func (r *Receiver) relist(g *gstate) {
 		deadline = g.deadline
 	}
 	s.SetTimes(deadline, g.lc.LastActivity)
-	r.list.Set(Listed{g}, s)
+	if g.listSlot == 0 {
+		g.listSlot = r.list.Add(Listed{g}, s)
+	} else {
+		r.list.Update(g.listSlot, s) // no lookup: the hot path's cost
+	}
 }

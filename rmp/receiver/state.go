@@ -72,8 +72,10 @@ type gstate struct {
 	// heapIdx is g's index in Receiver.heap, -1 when not scheduled,
 	// inCarry while in Receiver.carry (tick.go).
 	heapIdx int32
-	flags   group.Flags
-	pattern group.ReplyPattern
+	// listSlot is g's summary in Receiver.list; 0 when not listed.
+	listSlot int32
+	flags    group.Flags
+	pattern  group.ReplyPattern
 	// singleton: a message without SequenceNum (D1).
 	singleton bool
 	// plainZero: number 0 arrived without timing attributes, so the group

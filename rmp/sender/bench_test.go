@@ -179,3 +179,30 @@ func BenchmarkLateFaultPoll(b *testing.B) {
 		s.PollResult(now, rd.Polls[0].ID, true)
 	}
 }
+
+// BenchmarkSubmitAmong100kGroups is BenchmarkSubmit into one of 100,000
+// open keyed groups in turn: what a busy sender pays per message, its
+// Listing's upkeep included (#21).
+func BenchmarkSubmitAmong100kGroups(b *testing.B) {
+	const groups = 100_000
+	s, err := New(benchConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	subs := make([]Submission, groups)
+	for i := range subs {
+		subs[i] = Submission{To: "http://r/", GroupKey: "k" + strconv.Itoa((i*7919)%groups), Flags: ackReq, Payload: benchPayload, Expiry: t0.Add(24 * time.Hour)}
+		if _, _, err := s.Submit(t0, subs[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		if _, _, err := s.Submit(t0, subs[i%groups]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}

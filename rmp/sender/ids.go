@@ -28,7 +28,8 @@ const (
 
 // groupID returns the id of group seq of instance inst.
 func groupID(inst string, seq uint64) string {
-	return string(appendGroupID(make([]byte, 0, len(idPrefix)+20+1+len(inst)+len(idSuffix)), inst, seq))
+	var buf [64]byte // one allocation, the string, for an instance id up to 32 bytes
+	return string(appendGroupID(buf[:0], inst, seq))
 }
 
 // appendGroupID appends groupID(inst, seq) to b.
