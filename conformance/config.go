@@ -72,6 +72,7 @@ func (h *harness) cmdRMP(a *args) error {
 	rc.MaxCallbackBatch = a.int("max-callback-batch", 0)
 	rc.MaxPollRefs = a.int("max-poll-refs", 0)
 	rc.FaultRetention = a.dur("fault-retention", 0)
+	rc.MaxDeliveryRun = a.int("delivery-run", 0)
 	var err error
 	if rc.DeliveryRetry, err = backoff(a.list1("delivery-retry")); err != nil {
 		return err
@@ -92,6 +93,7 @@ func (h *harness) cmdRMP(a *args) error {
 	sc.LateFaultGrace = a.dur("late-fault-grace", 0)
 	sc.DefaultLifetime = a.dur("default-lifetime", time.Minute)
 	sc.Limits.MaxPending = a.int("max-pending", 0)
+	sc.Window = a.int("window", 0)
 	sc.Limits.MaxPayloadBytes = a.int("max-payload", 0)
 	sc.Limits.MaxGroups = a.int("max-sending-groups", 0)
 	sc.Limits.MaxOutbox = a.int("max-outbox", 0)

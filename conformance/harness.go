@@ -265,9 +265,17 @@ func (h *harness) drain(n *node) {
 			o.Post.Body = append([]byte(nil), o.Post.Body...)
 			h.net.queue = append(h.net.queue, flight{from: n.name, out: o})
 		}
+		taken := false // the hand-off before, for a run (Delivery.InRun)
 		for _, d := range rd.Deliver {
+			if d.InRun && !taken {
+				// Never reaches the consumer (D14, R49): reported not
+				// taken, it waits for its own retry.
+				h.printf("%s: hand back %s", n.name, deliveryRef(d))
+				n.e.DeliveryFailed(h.now, d.Ref)
+				continue
+			}
 			h.printDelivery(n, d)
-			if n.refuse {
+			if taken = !n.refuse; !taken {
 				n.e.DeliveryFailed(h.now, d.Ref)
 				continue
 			}

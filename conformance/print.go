@@ -64,14 +64,22 @@ func payloadText(envelope []byte) string {
 	return strings.TrimSpace(string(env.BodyContent()))
 }
 
-func (h *harness) printDelivery(n *node, d rmp.Delivery) {
+// deliveryRef is how a delivery is named in the output.
+func deliveryRef(d rmp.Delivery) string {
 	ref := gid(d.Ref.Group)
 	if d.Ref.HasNumber {
 		ref += fmt.Sprintf("#%d", d.Ref.Number)
 	}
-	line := fmt.Sprintf("%s: deliver %s %q", n.name, ref, payloadText(d.Payload))
+	return ref
+}
+
+func (h *harness) printDelivery(n *node, d rmp.Delivery) {
+	line := fmt.Sprintf("%s: deliver %s %q", n.name, deliveryRef(d), payloadText(d.Payload))
 	if d.Attempt > 1 {
 		line += fmt.Sprintf(" attempt=%d", d.Attempt)
+	}
+	if d.InRun {
+		line += " in-run"
 	}
 	if n.refuse {
 		line += " refused-by-consumer"
