@@ -173,21 +173,21 @@ func messageOf(payload []byte) (int, bool) {
 
 // deliver is the consumer: it checks each hand-off, sometimes refuses it,
 // and otherwise takes it.
-func (m *model) deliver(n *node, d rmp.Delivery) {
+func (m *model) deliver(n *node, d rmp.Delivery) (taken bool) {
 	wd := m.wd
 	now := n.now()               // expiry is judged by the consumer's node clock (D9, D12)
 	defer n.complete(d.Ref, nil) // an answer still waiting goes out as it is
 	id, ok := messageOf(d.Payload)
 	if !ok || id >= len(m.recs) || !m.recs[id].submitted {
 		wd.violate(-1, "%s: delivery %+v of an unknown message: %.200q", n.name, d.Ref, d.Payload)
-		return
+		return false
 	}
 	r := &m.recs[id]
 	g := &wd.w.groups[wd.w.msgs[id].g]
 	key := deliveryKey{d.Ref.Group, d.Ref.HasNumber, d.Ref.Number}
 	if key.id.GroupID != r.ref.GroupID || key.hasNumber == r.ref.Singleton || key.number != r.ref.Number || n.idx != g.to {
 		wd.violate(id, "%s: delivery identity %+v does not match the message's ref %+v", n.name, d.Ref, r.ref)
-		return
+		return false
 	}
 	// D9, D12, R47: nothing is made available after its ExpiryTime.
 	if now.After(d.Expiry) || now.After(r.expiry) {
@@ -211,21 +211,21 @@ func (m *model) deliver(n *node, d rmp.Delivery) {
 			wd.res.Exclusions[clockBackLabel]++
 			m.note(id, "handed out again under %v after the receiver's clock was set back", key)
 			m.take(n, id, d.Ref, key)
-			return
+			return true
 		}
 		if t.durable {
 			wd.violate(id, "R92/D18: %v handed out again after its Taken was durable", key)
-			return
+			return false
 		}
 		wd.res.Redelivery++
 		m.note(id, "handed out again after a restart (gen %d), taken again", key.id.Generation)
 		m.take(n, id, d.Ref, key)
-		return
+		return true
 	}
 	if m.hidden[key.id] {
 		if g.flags.DuplicateElimination || g.flags.MessageOrder || m.taken[key] == nil {
 			wd.violate(id, "%v handed out from a receiving generation the operator deleted", key)
-			return
+			return false
 		}
 		// A resend of a number it took: without DuplicateElimination a
 		// copy may be delivered again (R44), the deleted generation too
@@ -236,13 +236,13 @@ func (m *model) deliver(n *node, d rmp.Delivery) {
 		m.note(id, "consumer refused hand-off %d", d.Attempt)
 		n.e.DeliveryFailed(now, d.Ref)
 		n.complete(d.Ref, nil)
-		return
+		return false
 	}
 	if g.flags.MessageOrder {
 		// D14, R47, R49: an ordered generation takes 0,1,2,… with no gap.
 		if want := m.next[key.id]; !key.hasNumber || key.number != want {
 			wd.violate(id, "D14: ordered %s gen %d handed out %d while %d is next", key.id.GroupID, key.id.Generation, key.number, want)
-			return
+			return false
 		}
 		m.next[key.id]++
 	}
@@ -259,7 +259,7 @@ func (m *model) deliver(n *node, d rmp.Delivery) {
 			wd.res.Exclusions[clockBackLabel]++
 		default:
 			wd.violate(id, "D18/R44: delivered twice with DuplicateElimination: first %v, now %v", r.taken[0], key)
-			return
+			return false
 		}
 	} else {
 		wd.res.Delivered++
@@ -274,6 +274,7 @@ func (m *model) deliver(n *node, d rmp.Delivery) {
 	m.byGen[key.id] = append(m.byGen[key.id], id)
 	m.note(id, "taken by the consumer (gen %d, attempt %d)", key.id.Generation, d.Attempt)
 	m.take(n, id, d.Ref, key)
+	return true
 }
 
 // take reports a hand-off taken and, for a request-response message, the

@@ -97,6 +97,8 @@ func newNode(wd *world, i int) (*node, error) {
 	rc.DeliveryRetry = receiver.Backoff{Initial: 200 * time.Millisecond, Factor: 2, Max: 5 * time.Second}
 	rc.CallbackRetry = receiver.Backoff{Initial: time.Second, Factor: 2, Max: 8 * time.Second}
 	rc.FaultRetention = wd.p.slack
+	rc.MaxDeliveryRun = wd.opt.DeliveryRun
+	n.cfg.Sender.Window = wd.opt.Window
 	if wd.opt.Pebble {
 		n.fs = pebblestore.NewMemFS()
 		st, err := n.fs.Open("db", pebblestore.Options{Logger: quiet{}})
@@ -193,8 +195,16 @@ func (n *node) drain() {
 		for _, o := range rd.Sends {
 			wd.post(n, o)
 		}
+		taken := false // the hand-off before, for a run (Delivery.InRun)
 		for _, d := range rd.Deliver {
-			wd.m.deliver(n, d)
+			if d.InRun && !taken {
+				// D14, R49: never reaches the consumer; reported not
+				// taken, it waits for its own retry.
+				n.e.DeliveryFailed(n.now(), d.Ref)
+				n.complete(d.Ref, nil)
+				continue
+			}
+			taken = wd.m.deliver(n, d)
 		}
 		n.releaseAwaiting()
 		for _, o := range rd.Notify {

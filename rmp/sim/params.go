@@ -26,6 +26,10 @@ type Options struct {
 	// MaxEvents stops a run that does not quiesce (a violation); zero
 	// means 2,000,000.
 	MaxEvents int
+	// DeliveryRun and Window set both nodes' receiver.Config.MaxDeliveryRun
+	// and sender.Config.Window (#22); zero keeps the engines' defaults, one
+	// hand-off at a time and no bound, as the CI seeds run.
+	DeliveryRun, Window int
 }
 
 // params are the fault rates and limits of one run, drawn from its seed.

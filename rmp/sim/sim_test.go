@@ -141,3 +141,20 @@ func TestSim(t *testing.T) {
 		}
 	}
 }
+
+// TestSimDeliveryRunsAndWindow runs seeds with ordered groups handing out
+// runs of up to four and a send window of three on both nodes (#22), under
+// the same faults, crashes and checks as TestSim.
+func TestSimDeliveryRunsAndWindow(t *testing.T) {
+	seeds := 12
+	if testing.Short() {
+		seeds = 4
+	}
+	for i := range seeds {
+		seed := uint64(7000 + i)
+		res := Run(seed, Options{Pebble: i%4 == 3, DeliveryRun: 4, Window: 3})
+		for _, v := range res.Violations {
+			t.Errorf("%s\nreproduce: Run(%d, Options{Pebble: %v, DeliveryRun: 4, Window: 3})", v, seed, i%4 == 3)
+		}
+	}
+}
