@@ -268,10 +268,10 @@ func (h *harness) drain(n *node) {
 		taken := false // the hand-off before, for a run (Delivery.InRun)
 		for _, d := range rd.Deliver {
 			if d.InRun && !taken {
-				// Never reaches the consumer (D14, R49): reported not
-				// taken, it waits for its own retry.
+				// Never reaches the consumer (D14, R49): handed back,
+				// it waits for its turn.
 				h.printf("%s: hand back %s", n.name, deliveryRef(d))
-				n.e.DeliveryFailed(h.now, d.Ref)
+				n.e.Returned(h.now, d.Ref)
 				continue
 			}
 			h.printDelivery(n, d)

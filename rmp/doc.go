@@ -17,7 +17,8 @@
 //
 // Engine is pure, like etcd-io/raft's RawNode: no goroutines, no clock, no
 // I/O. Inputs carry the current time (Submit, SubmitBatch, Receive,
-// SendResult, Taken, DeliveryFailed, Respond, OutcomeHandled, Tick);
+// SendResult, Taken, DeliveryFailed, Returned, Respond, OutcomeHandled,
+// Tick);
 // effects accumulate into a Ready, which the caller takes with Ready and
 // confirms with Advance.
 // NextDeadline says when Tick is due, so a driver keeps one timer.
@@ -54,8 +55,7 @@
 //     one hand-off, or one run of them, outstanding at a time (D14, R49):
 //     a Delivery with InRun may reach the consumer only after the one
 //     before it was taken; once one was not (failed, deferred), report the
-//     rest of its run with DeliveryFailed (the Node hands them back
-//     without counting an attempt). The hand-off is
+//     rest of its run with Returned. The hand-off is
 //     idempotent on (group, generation, number): a crash before Taken hands
 //     it out again after restart (R92, digest §10 item 6).
 //  6. Hand Notify to the producer and report each with OutcomeHandled,

@@ -78,7 +78,7 @@ func (in refusedInput) apply(e *Engine, now time.Time) { e.DeliveryFailed(now, i
 // returnedInput is a delivery of a run handed back unseen (deliverLoop).
 type returnedInput struct{ ref receiver.DeliveryRef }
 
-func (in returnedInput) apply(e *Engine, now time.Time) { e.returned(now, in.ref) }
+func (in returnedInput) apply(e *Engine, now time.Time) { e.Returned(now, in.ref) }
 
 // sentInput is the result of one POST.
 type sentInput struct {

@@ -138,13 +138,10 @@ func (e *Engine) DeliveryFailed(now time.Time, ref receiver.DeliveryRef) {
 	e.flushFailures(now)
 }
 
-// returned reports that a delivery of a run never reached the consumer
-// because one before it in the run was not taken (Delivery.InRun); it is
-// offered again in its turn. Only the Node hands runs back: the Engine's
-// other drivers keep receiver.Config.MaxDeliveryRun at 1, or report such
-// a delivery with DeliveryFailed, which also keeps the order (it then
-// waits for its own retry).
-func (e *Engine) returned(now time.Time, ref receiver.DeliveryRef) {
+// Returned reports that a delivery of a run never reached the consumer
+// because one before it in the run was not taken (Delivery.InRun): it
+// waits for its turn again, and no attempt is counted.
+func (e *Engine) Returned(now time.Time, ref receiver.DeliveryRef) {
 	e.addReceiver(e.recv.Returned(now, ref))
 	e.flushFailures(now)
 }

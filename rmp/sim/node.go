@@ -198,9 +198,9 @@ func (n *node) drain() {
 		taken := false // the hand-off before, for a run (Delivery.InRun)
 		for _, d := range rd.Deliver {
 			if d.InRun && !taken {
-				// D14, R49: never reaches the consumer; reported not
-				// taken, it waits for its own retry.
-				n.e.DeliveryFailed(n.now(), d.Ref)
+				// D14, R49: never reaches the consumer; handed back, it
+				// waits for its turn.
+				n.e.Returned(n.now(), d.Ref)
 				n.complete(d.Ref, nil)
 				continue
 			}
