@@ -867,3 +867,70 @@ func BenchmarkCeilingEtreeParse(b *testing.B) {
 	}
 	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/1e3/float64(b.N), "cpu-µs/msg")
 }
+
+// burstCounter counts acknowledged outcomes and remembers the first other.
+type burstCounter struct {
+	acked atomic.Int64
+	bad   atomic.Pointer[sender.Outcome]
+}
+
+func (c *burstCounter) HandleOutcome(_ context.Context, o sender.Outcome) error {
+	if o.Kind != sender.Acknowledged {
+		c.bad.CompareAndSwap(nil, &o)
+	}
+	c.acked.Add(1)
+	return nil
+}
+
+// burstChunk is how many messages one SubmitBatch of
+// BenchmarkEndToEndBurstHTTP hands over.
+const burstChunk = 100
+
+// BenchmarkEndToEndBurstHTTP: one producer hands an ordered group's
+// messages over in SubmitBatch chunks of burstChunk without waiting for
+// outcomes (at most MaxPendingPerGroup's default, 10,000, unacknowledged),
+// with the sender's send window at a Node's default (16) and without one
+// (#22): unbounded, every stored message is a POST at once, queued behind
+// the transport's connections per destination with its retry clock
+// running, and reaching the receiver in whatever order the connections
+// free up. The clock stops when every message has its outcome and was
+// delivered once, in order.
+func BenchmarkEndToEndBurstHTTP(b *testing.B) {
+	for _, w := range []struct {
+		name   string
+		window int
+	}{{"window=16", 0}, {"window=off", -1}} {
+		b.Run("store=pebble/groups=1/"+w.name, func(b *testing.B) {
+			out := &burstCounter{}
+			rig := newE2ERig(b, "pebble", 1, out, func(c *sender.Config) { c.Window = w.window }, "plain")
+			b.ResetTimer()
+			cpu0, start := cpuTime(), time.Now()
+			for sent := 0; sent < b.N; {
+				k := min(burstChunk, b.N-sent)
+				for int64(sent+k)-out.acked.Load() > 10000 {
+					time.Sleep(time.Millisecond)
+				}
+				if _, err := rig.submitBatch(0, k); err != nil {
+					b.Fatal(err)
+				}
+				sent += k
+			}
+			for deadline := time.Now().Add(2 * time.Minute); out.acked.Load() < int64(b.N); time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					b.Fatalf("%d of %d outcomes", out.acked.Load(), b.N)
+				}
+			}
+			if o := out.bad.Load(); o != nil {
+				b.Fatalf("outcome %+v", *o)
+			}
+			if err := rig.check.waitDelivered(b.N); err != nil {
+				b.Fatal(err)
+			}
+			elapsed, cpu := time.Since(start), cpuTime()-cpu0
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "msg/s")
+			b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(b.N), "cpu-µs/msg")
+			rig.report(b)
+		})
+	}
+}
