@@ -893,16 +893,24 @@ const burstChunk = 100
 // (#22): unbounded, every stored message is a POST at once, queued behind
 // the transport's connections per destination with its retry clock
 // running, and reaching the receiver in whatever order the connections
-// free up. The clock stops when every message has its outcome and was
-// delivered once, in order.
+// free up; with a retry interval of 1 s, a queue that outlasts it is
+// resent before it went out (resends). The clock stops when every message
+// has its outcome and was delivered once, in order.
 func BenchmarkEndToEndBurstHTTP(b *testing.B) {
 	for _, w := range []struct {
 		name   string
 		window int
-	}{{"window=16", 0}, {"window=off", -1}} {
+		retry  time.Duration // 0: the default policy
+	}{{"window=16", 0, 0}, {"window=off", -1, 0}, {"window=16/retry=1s", 0, time.Second}, {"window=off/retry=1s", -1, time.Second}} {
 		b.Run("store=pebble/groups=1/"+w.name, func(b *testing.B) {
 			out := &burstCounter{}
-			rig := newE2ERig(b, "pebble", 1, out, func(c *sender.Config) { c.Window = w.window }, "plain")
+			set := func(c *sender.Config) {
+				c.Window = w.window
+				if w.retry > 0 {
+					c.Retry = sender.RetryPolicy{Interval: w.retry, Backoff: 2, MaxInterval: time.Minute, MaxRetries: 10}
+				}
+			}
+			rig := newE2ERig(b, "pebble", 1, out, set, "plain")
 			b.ResetTimer()
 			cpu0, start := cpuTime(), time.Now()
 			for sent := 0; sent < b.N; {
