@@ -17,17 +17,16 @@
 //
 // Engine is pure, like etcd-io/raft's RawNode: no goroutines, no clock, no
 // I/O. Inputs carry the current time (Submit, SubmitBatch, Receive,
-// SendResult, Taken, DeliveryFailed, Returned, Respond, OutcomeHandled,
-// Tick);
-// effects accumulate into a Ready, which the caller takes with Ready and
-// confirms with Advance.
-// NextDeadline says when Tick is due, so a driver keeps one timer.
+// ReceiveInbound, SendResult, Taken, DeliveryFailed, Returned, Respond,
+// OutcomeHandled, Tick); effects accumulate into a Ready, which the caller
+// takes with Ready and confirms with Advance. NextDeadline says when Tick
+// is due, so a driver keeps one timer.
 //
-// Node is the driver: one goroutine owns an Engine and a store.Store, takes
-// inputs in batches, and applies each Ready. Its methods are safe for
-// concurrent use. Its Clock (the current time and timers, rmp/clock) is
-// injectable: a fake clock (clock.NewFake) lets scenario tests run hours of
-// expiry and retries in milliseconds.
+// Node is the driver: it owns an Engine and a store.Store, takes inputs in
+// batches on one goroutine and commits and releases each Ready on another
+// (below). Its methods are safe for concurrent use. Its Clock (the current
+// time and timers, rmp/clock) is injectable: a fake clock (clock.NewFake)
+// lets scenario tests run hours of expiry and retries in milliseconds.
 //
 // # Applying a Ready
 //
@@ -55,13 +54,13 @@
 //     one hand-off, or one run of them, outstanding at a time (D14, R49):
 //     a Delivery with InRun may reach the consumer only after the one
 //     before it was taken; once one was not (failed, deferred), report the
-//     rest of its run with Returned. The hand-off is
-//     idempotent on (group, generation, number): a crash before Taken hands
-//     it out again after restart (R92, digest §10 item 6).
+//     rest of its run with Returned. The hand-off is idempotent on (group,
+//     generation, number): a crash before Taken hands it out again after
+//     restart (R92).
 //  6. Hand Notify to the producer and report each with OutcomeHandled,
-//     which deletes its outbox record; an outcome not yet handled is handed
-//     out again after a restart, so each is reported once it is handled
-//     (D27).
+//     which deletes its outbox record; an outcome whose OutcomeHandled is
+//     not durable yet is handed out again after a restart, so the producer
+//     hears of each until it took it (D27).
 //  7. After every batch of inputs, set the timer to NextDeadline. It
 //     reflects every Ready taken so far, committed or not.
 //
@@ -72,24 +71,28 @@
 //
 // The Node runs this order as a pipeline: Ready taken → Advance → commit →
 // effects released. The loop and the committer are a goroutine each; sends,
-// deliveries and outcomes run on workers.
+// deliveries and outcomes run on goroutines of their own.
 //
 //   - The loop (Node.run, node.go) owns the Engine. It takes a batch of
 //     inputs (node_input.go: callers' Submit, Confirm, ServeHTTP…, and the
 //     workers' results), applies them (Node.step), takes the Ready, calls
 //     Advance and queues the Ready as a job for the committer
-//     (Node.handOff), re-arms its timer (rule 7), and goes on with the next
-//     batch while the store syncs.
+//     (Node.handOff; sooner when the job's Persist reaches a quarter of the
+//     store's batch limits, jobs.go), re-arms its timer (rule 7), and goes
+//     on with the next batch while the store syncs.
 //   - The committer (node_committer.go) makes jobs durable in queue order,
-//     the jobs waiting in one store batch that fits the store's limits, and
-//     only then releases each job's effects (rules 1 and 2). To spend fewer
-//     fsyncs it may hold a job that nothing waits for up to
-//     NodeConfig.LazyCommitDelay and, while the node is busy, wait up to
-//     CommitDelay for more jobs; neither releases anything early.
-//   - Release (Node.release, node_release.go) writes the Answers and starts
-//     the Sends, deliveries and outcomes on worker goroutines (rules 3 to 6);
-//     only then are the callers waiting for the job answered. Workers post
-//     their results back to the loop as inputs and never wait for it.
+//     the jobs waiting (up to 64) together in store batches that each fit
+//     the store's limits, and only then releases each job's effects (rules
+//     1 and 2). To spend fewer fsyncs it may hold a job that nothing waits
+//     for up to NodeConfig.LazyCommitDelay and, while the node is busy,
+//     wait up to CommitDelay for more jobs; neither releases anything
+//     early.
+//   - Release (Node.release, node_release.go) writes the Answers (one
+//     awaiting its message's business response is held until the consumer
+//     returns, R73), starts each Send on a goroutine of its own, and queues
+//     the deliveries and outcomes for their workers (rules 3 to 6); only
+//     then are the callers waiting for the job answered. Workers post their
+//     results back to the loop as inputs and never wait for it.
 //
 // Errors returned by Engine methods are for the local caller (a refused
 // submission); problems in received messages are protocol faults, produced

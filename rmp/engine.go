@@ -33,7 +33,8 @@ type Config struct {
 // concurrent use: the Node serialises calls.
 //
 // Inputs accumulate effects; Ready hands them over and Advance confirms
-// that they were applied. See the package doc for the order of application.
+// that the driver took them. See the package doc for the order in which
+// the driver applies them.
 type Engine struct {
 	cfg  Config
 	recv *receiver.Receiver
@@ -121,9 +122,10 @@ func (e *Engine) Ready() Ready {
 	return e.rd
 }
 
-// Advance confirms that the Ready last returned was applied in full; its
-// effects are dropped. Effects added after that Ready call are dropped too,
-// so callers take Ready and Advance with no input in between.
+// Advance confirms that the driver took over the Ready last returned; the
+// Engine drops its effects and never needs them back (the driver may still
+// be applying them, package doc). Effects added after that Ready call are
+// dropped too, so callers take Ready and Advance with no input in between.
 func (e *Engine) Advance() {
 	e.rd, e.spare = e.spare, Ready{}
 }

@@ -7,16 +7,16 @@ import (
 	"github.com/wsrkit/wsrkit/rmp/peer"
 )
 
-// ServeHTTP is the RMP endpoint (digest §9): SOAP 1.1 and 1.2 POSTs carrying
-// reliable messages, PollRequests and callback RM-Replies. The response is
-// written once the request's effects are durable: 200 with an envelope (an
-// RM-Reply under the Response pattern, a poll answer), 202 without, or a
-// SOAP Fault (500, or 400 for a SOAP 1.2 Sender fault). The body is read
-// with ReadRequest: gzip and deflate are decoded, a body over MaxBody decoded
-// gets 413, another Content-Encoding 415, a spent Bodies budget 503 with
-// Retry-After, an envelope past an element, depth or attribute limit its
-// fault as soon as the limit is crossed; a node that stopped answers 503
-// (the sender resends).
+// ServeHTTP is the RMP endpoint (R83-R86): SOAP 1.1 and 1.2 POSTs carrying
+// reliable messages, PollRequests and callback RM-Replies; another method
+// gets 405 (R83). The response is written once the request's effects are
+// durable: 200 with an envelope (an RM-Reply under the Response pattern, a
+// poll answer), 202 without, or a SOAP Fault (500, or 400 for a SOAP 1.2
+// Sender fault). The body is read with ReadRequest: gzip and deflate are
+// decoded, a body over MaxBody decoded gets 413, another Content-Encoding
+// 415, a spent Bodies budget 503 with Retry-After, an envelope past an
+// element, depth or attribute limit its fault as soon as the limit is
+// crossed; a node that stopped answers 503 (the sender resends).
 func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)

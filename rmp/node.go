@@ -18,12 +18,12 @@ import (
 // ErrClosed is returned by a Node that is closed or closing.
 var ErrClosed = errors.New("rmp: node closed")
 
-// Node drives an Engine: one goroutine owns it and the store, takes inputs
+// Node drives an Engine: one goroutine (the loop) owns it and takes inputs
 // (submissions, inbound requests, transport and consumer results, timer
-// ticks) in batches, commits each batch's Persist as one store batch, then
-// releases answers, sends, deliveries and outcomes. Its methods are safe
-// for concurrent use. The package doc, "How the Node applies a Ready",
-// says which code does what.
+// ticks) in batches; another (the committer) makes their Persists durable,
+// several batches to a store batch, then releases answers, sends,
+// deliveries and outcomes. Its methods are safe for concurrent use. The
+// package doc, "How the Node applies a Ready", says which code does what.
 type Node struct {
 	cfg NodeConfig
 	log *slog.Logger

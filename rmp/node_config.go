@@ -19,15 +19,15 @@ import (
 // NodeConfig configures a Node. Store is required; the rest default.
 type NodeConfig struct {
 	// Engine configures the engine. An empty Engine.Sender.InstanceID gets
-	// a random one; a zero Engine.Receiver.MaxDeliveryRun gets 16
-	// (defaultDeliveryRun): the Node's workers hand an ordered group's run to
-	// the consumer in order and hand back what follows a hand-off that was
-	// not taken (a consumer that defers every hand-off, an inbox, gets
-	// one at a time anyway: give it 1). A zero Engine.Sender.Window gets 16 (defaultWindow), a
-	// negative one no bound: that many of a group's unacknowledged
-	// messages on the wire at once, the rest stored and sent as acks come
-	// (keep it within the transport's connections per destination, 16 by
-	// default, or the rest wait there with their retry clocks running).
+	// a random one. A zero Engine.Receiver.MaxDeliveryRun gets 16: the
+	// Node's workers hand an ordered group's run to the consumer in order
+	// and hand back what follows a hand-off that was not taken (D14, R49;
+	// a consumer that defers every hand-off, an inbox, gets one at a time
+	// anyway: give it 1). A zero Engine.Sender.Window gets 16, a negative
+	// one no bound: that many of a group's unacknowledged messages on the
+	// wire at once, the rest stored and sent as acks come (keep it within
+	// the transport's connections per destination, 16 by default, or the
+	// rest wait there with their retry clocks running).
 	Engine Config
 	// Store holds the engine's state; the Node closes it on Close.
 	Store store.Store
@@ -49,7 +49,8 @@ type NodeConfig struct {
 	Consumer Consumer
 	// Outcomes takes outcomes; default one that drops them after logging.
 	Outcomes OutcomeHandler
-	Logger   *slog.Logger
+	// Logger gets the node's log lines; default none.
+	Logger *slog.Logger
 	// DeliveryWorkers hand deliveries to the consumer concurrently; the
 	// messages of one group always go through the same worker, in order.
 	// Default 4.
@@ -64,8 +65,10 @@ type NodeConfig struct {
 	// (httpbody.Read); nodes and handlers that share one share the bound.
 	// Default a budget of DefaultMaxInflightBytes of the node's own.
 	Bodies *httpbody.Budget
-	// MaxBatch bounds the inputs processed before one store commit;
-	// default 256.
+	// MaxBatch bounds the callers' inputs (submissions, inbound requests,
+	// confirmations) the loop takes into one batch, and so into one Ready
+	// unless its Persist fills a job sooner; workers' results come on top.
+	// Several batches may share a store commit. Default 256.
 	MaxBatch int
 	// LazyCommitDelay is how long a batch that nothing waits for — the
 	// record that a delivery was taken or an outcome handled, with no
@@ -91,13 +94,15 @@ type NodeConfig struct {
 	CommitSiblings int
 	// AwaitDelivery bounds how long the answer to a Response-pattern
 	// message that is not delivered yet — held out of order, or a copy of
-	// one still in its hand-off — waits for the consumer's business
-	// response (R73) before it is sent with its ack alone (Answer.AwaitLater).
-	// Keep it below the senders' HTTP timeout. Wall time: it paces an HTTP
+	// one not taken yet — waits for the consumer's business response (R73)
+	// before it is sent with its ack alone (Answer.AwaitLater). Keep it
+	// below the senders' HTTP timeout. Wall time: it paces an HTTP
 	// exchange, not the protocol. Zero or negative (the default) never
 	// waits: a parked answer holds one of its sender's connections, and
 	// under loss a sender with few connections per destination can stall
-	// behind parked exchanges (SPEC-NOTES "Business responses").
+	// behind parked exchanges (SPEC-NOTES "Business responses"). Only a
+	// copy of a message whose hand-off is in progress waits for that
+	// hand-off, whatever this says: the wait ends by itself.
 	AwaitDelivery time.Duration
 }
 

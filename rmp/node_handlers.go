@@ -36,17 +36,19 @@ type ConsumerFunc func(ctx context.Context, d Delivery) ([]byte, error)
 // Deliver calls f.
 func (f ConsumerFunc) Deliver(ctx context.Context, d Delivery) ([]byte, error) { return f(ctx, d) }
 
-// OutcomeHandler receives the producer's outcomes (D27), each exactly once
-// once it returns nil; an error means "retry later".
+// OutcomeHandler receives the producer's outcomes (D27), each until it
+// returns nil; an error means "retry later". After a crash between its
+// return and the Node recording it, an outcome is handed out again: a
+// handler that must see each once dedups on Outcome.ID.
 type OutcomeHandler interface {
 	HandleOutcome(ctx context.Context, o sender.Outcome) error
 }
 
 // OutcomeBatchHandler is an OutcomeHandler that can take the outcomes
 // waiting at once, so that it can make them durable with one sync: the
-// Node hands it up to maxOutcomeBatch outcomes, in order; it returns how
-// many of them, from the first, it accepted, and why it stopped short. The
-// others are handed again later (D27).
+// Node hands it up to 256 outcomes, in order; it returns how many of them,
+// from the first, it accepted, and why it stopped short. The others are
+// handed again later (D27).
 type OutcomeBatchHandler interface {
 	OutcomeHandler
 	HandleOutcomes(ctx context.Context, os []sender.Outcome) (handled int, err error)

@@ -36,9 +36,11 @@ func (r *Ready) empty() bool {
 // Answer is the HTTP response to one inbound request, released only after
 // the Persist of its Ready is durable (D8: an ack means durably stored).
 type Answer struct {
-	// Token is the caller's token given to Receive.
+	// Token is the caller's token given to Receive or ReceiveInbound.
 	Token uint64
-	// Status is 200 with an envelope, 202 without, or a SOAP Fault status.
+	// Status is 200 with an envelope, 202 without, a SOAP Fault status
+	// (R86), or a plain-text error: 415 for a Content-Type that names no
+	// SOAP version, 500 for an answer that could not be rendered.
 	Status      int
 	ContentType string
 	// Body is the envelope; empty with 202.
