@@ -2,6 +2,7 @@ package group
 
 import (
 	"iter"
+	"math"
 	"slices"
 	"time"
 )
@@ -16,8 +17,10 @@ type Summary struct {
 	// HasActivity: time.Time.UnixNano of each.
 	NextDeadline, LastActivity int64
 	// Held: at the receiver, messages not yet taken by the consumer; at
-	// the sender, messages not yet acknowledged.
-	Held int
+	// the sender, messages not yet acknowledged (SetHeld). 32 bits keep a
+	// Summary at 24 bytes; the bounds on held and pending messages are
+	// far below them.
+	Held int32
 	// Terminated: the group expects no new message (D20–D23, D16).
 	Terminated bool
 	// Gap: a number below the highest received (sender: acknowledged)
@@ -38,6 +41,9 @@ func (s *Summary) SetTimes(deadline, activity time.Time) {
 	}
 }
 
+// SetHeld sets Held to n, saturating.
+func (s *Summary) SetHeld(n int) { s.Held = int32(min(n, math.MaxInt32)) }
+
 // HasGap reports whether ranges (sorted, disjoint) miss a number below
 // their highest one.
 func HasGap(ranges []Range) bool {
@@ -51,11 +57,17 @@ type ListEntry[T any] struct {
 	Sum *Summary
 }
 
-// listed is a group in a block: its ref and the slot of its summary.
-type listed[T any] struct {
-	ref  T
-	slot int32
+// block is a run of the Listing's groups: refs sorted, slots[i] the slot
+// of refs[i]'s summary. Two slices rather than one of pairs: a pointer
+// and a slot pair would take 16 bytes, these 12.
+type block[T any] struct {
+	refs  []T
+	slots []int32
 }
+
+func (b *block[T]) len() int { return len(b.refs) }
+
+func (b *block[T]) last() T { return b.refs[len(b.refs)-1] }
 
 // Listing is an ordered index of groups, each with its Summary. The order
 // is held in sorted blocks of at most listBlock groups, so that adding or
@@ -68,7 +80,7 @@ type Listing[T any] struct {
 	cmp func(a, b T) int
 	// blocks are sorted by cmp, each non-empty, every entry of one before
 	// every entry of the next.
-	blocks [][]listed[T]
+	blocks []block[T]
 	n      int
 	// sums[slot] is a summary; slot 0 is never used, free lists the
 	// slots of deleted groups.
@@ -104,7 +116,7 @@ func (l *Listing[T]) find(ref T, at func(T) int) (b, i int, found bool) {
 	lo, hi := 0, len(l.blocks)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if blk := l.blocks[m]; order(blk[len(blk)-1].ref) < 0 {
+		if order(l.blocks[m].last()) < 0 {
 			lo = m + 1
 		} else {
 			hi = m
@@ -113,17 +125,28 @@ func (l *Listing[T]) find(ref T, at func(T) int) (b, i int, found bool) {
 	if b = lo; b == len(l.blocks) {
 		return b, 0, false
 	}
-	blk := l.blocks[b]
-	lo, hi = 0, len(blk)
+	refs := l.blocks[b].refs
+	lo, hi = 0, len(refs)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if order(blk[m].ref) < 0 {
+		if order(refs[m]) < 0 {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	return b, lo, order(blk[lo].ref) == 0
+	return b, lo, order(refs[lo]) == 0
+}
+
+// insertAt inserts v at i, growing s by a quarter when full (not append's
+// doubling: blocks stay about nine tenths full).
+func insertAt[E any](s []E, i int, v E) []E {
+	if len(s) == cap(s) {
+		ns := make([]E, len(s), min(listBlock, len(s)+len(s)/4+4))
+		copy(ns, s)
+		s = ns
+	}
+	return slices.Insert(s, i, v)
 }
 
 // Add adds ref with s and returns the slot of its summary (never 0) for
@@ -131,7 +154,7 @@ func (l *Listing[T]) find(ref T, at func(T) int) (b, i int, found bool) {
 func (l *Listing[T]) Add(ref T, s Summary) int32 {
 	b, i, found := l.find(ref, nil)
 	if found { // held already: the same slot
-		slot := l.blocks[b][i].slot
+		slot := l.blocks[b].slots[i]
 		l.sums[slot] = s
 		return slot
 	}
@@ -143,33 +166,32 @@ func (l *Listing[T]) Add(ref T, s Summary) int32 {
 		slot = int32(len(l.sums))
 		l.sums = append(l.sums, s)
 	}
-	e := listed[T]{ref: ref, slot: slot}
 	l.n++
-	if len(l.blocks) == 0 {
-		l.blocks = append(l.blocks, append(make([]listed[T], 0, listBlock), e))
+	switch {
+	case len(l.blocks) == 0:
+		l.blocks = append(l.blocks, block[T]{refs: []T{ref}, slots: []int32{slot}})
 		return slot
-	}
-	if b == len(l.blocks) { // after every entry: the end of the last block
+	case b == len(l.blocks): // after every entry: the end of the last block
 		b--
-		i = len(l.blocks[b])
+		i = l.blocks[b].len()
 	}
-	if blk := l.blocks[b]; len(blk) == listBlock {
+	if blk := &l.blocks[b]; blk.len() == listBlock {
 		if b == len(l.blocks)-1 && i == listBlock {
 			// Ids that only grow fill block after block.
-			l.blocks = append(l.blocks, append(make([]listed[T], 0, listBlock), e))
+			l.blocks = append(l.blocks, block[T]{refs: []T{ref}, slots: []int32{slot}})
 			return slot
 		}
-		// Split the full block in two halves with room to grow.
+		// Split the full block in two halves, each its own size.
 		half := listBlock / 2
-		hi := append(make([]listed[T], 0, listBlock), blk[half:]...)
-		clear(blk[half:])
-		l.blocks[b] = blk[:half]
+		hi := block[T]{refs: slices.Clone(blk.refs[half:]), slots: slices.Clone(blk.slots[half:])}
+		*blk = block[T]{refs: slices.Clone(blk.refs[:half]), slots: slices.Clone(blk.slots[:half])}
 		l.blocks = slices.Insert(l.blocks, b+1, hi)
 		if i > half {
 			b, i = b+1, i-half
 		}
 	}
-	l.blocks[b] = slices.Insert(l.blocks[b], i, e)
+	blk := &l.blocks[b]
+	blk.refs, blk.slots = insertAt(blk.refs, i, ref), insertAt(blk.slots, i, slot)
 	return slot
 }
 
@@ -183,26 +205,31 @@ func (l *Listing[T]) Delete(ref T) bool {
 		return false
 	}
 	l.n--
-	blk := l.blocks[b]
-	l.sums[blk[i].slot] = Summary{}
-	l.free = append(l.free, blk[i].slot)
-	blk = slices.Delete(blk, i, i+1)
-	l.blocks[b] = blk
-	switch {
-	case len(blk) == 0:
+	blk := &l.blocks[b]
+	slot := blk.slots[i]
+	l.sums[slot] = Summary{}
+	l.free = append(l.free, slot)
+	blk.refs, blk.slots = slices.Delete(blk.refs, i, i+1), slices.Delete(blk.slots, i, i+1)
+	switch n := blk.len(); {
+	case n == 0:
 		l.blocks = slices.Delete(l.blocks, b, b+1)
-	case len(blk) < listBlock/4:
+	case n < listBlock/4:
 		// Merge with a neighbour that has room, so that the blocks stay
 		// few however the groups come and go.
-		if b+1 < len(l.blocks) && len(blk)+len(l.blocks[b+1]) <= listBlock {
-			l.blocks[b] = append(blk, l.blocks[b+1]...)
-			l.blocks = slices.Delete(l.blocks, b+1, b+2)
-		} else if b > 0 && len(blk)+len(l.blocks[b-1]) <= listBlock {
-			l.blocks[b-1] = append(l.blocks[b-1], blk...)
-			l.blocks = slices.Delete(l.blocks, b, b+1)
+		if b+1 < len(l.blocks) && n+l.blocks[b+1].len() <= listBlock {
+			l.merge(b)
+		} else if b > 0 && n+l.blocks[b-1].len() <= listBlock {
+			l.merge(b - 1)
 		}
 	}
 	return true
+}
+
+// merge appends block b+1 to block b.
+func (l *Listing[T]) merge(b int) {
+	blk, next := &l.blocks[b], l.blocks[b+1]
+	blk.refs, blk.slots = append(blk.refs, next.refs...), append(blk.slots, next.slots...)
+	l.blocks = slices.Delete(l.blocks, b+1, b+2)
 }
 
 // Rank returns the number of entries at or before the target that at
@@ -213,8 +240,8 @@ func (l *Listing[T]) Rank(at func(T) int) int {
 	if found {
 		i++
 	}
-	for _, blk := range l.blocks[:b] {
-		i += len(blk)
+	for k := range l.blocks[:b] {
+		i += l.blocks[k].len()
 	}
 	return i
 }
@@ -224,17 +251,18 @@ func (l *Listing[T]) Rank(at func(T) int) int {
 func (l *Listing[T]) All(from int) iter.Seq2[int, ListEntry[T]] {
 	return func(yield func(int, ListEntry[T]) bool) {
 		pos := 0
-		for _, blk := range l.blocks {
-			if pos+len(blk) <= from {
-				pos += len(blk)
+		for k := range l.blocks {
+			blk := &l.blocks[k]
+			if pos+blk.len() <= from {
+				pos += blk.len()
 				continue
 			}
-			for i := max(from-pos, 0); i < len(blk); i++ {
-				if !yield(pos+i, ListEntry[T]{Ref: blk[i].ref, Sum: &l.sums[blk[i].slot]}) {
+			for i := max(from-pos, 0); i < blk.len(); i++ {
+				if !yield(pos+i, ListEntry[T]{Ref: blk.refs[i], Sum: &l.sums[blk.slots[i]]}) {
 					return
 				}
 			}
-			pos += len(blk)
+			pos += blk.len()
 		}
 	}
 }

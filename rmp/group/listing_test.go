@@ -55,7 +55,7 @@ func TestListingMatchesASortedSlice(t *testing.T) {
 		// Grow to about 2,000 entries, then shrink, then grow again.
 		grow := (step/5000)%2 == 0
 		if rng.IntN(10) < 7 == grow {
-			s := Summary{Held: step}
+			s := Summary{Held: int32(step)}
 			if found { // by its slot, or Add again
 				if step%2 == 0 {
 					l.Update(slots[x], s)
@@ -79,8 +79,8 @@ func TestListingMatchesASortedSlice(t *testing.T) {
 	}
 	check(-1)
 	for _, blk := range l.blocks {
-		if len(blk) == 0 || len(blk) > listBlock {
-			t.Fatalf("a block of %d entries", len(blk))
+		if blk.len() == 0 || blk.len() > listBlock || len(blk.slots) != blk.len() {
+			t.Fatalf("a block of %d entries, %d slots", blk.len(), len(blk.slots))
 		}
 	}
 }
@@ -130,7 +130,7 @@ func BenchmarkListingBytesPerGroup(b *testing.B) {
 					if order == "random" {
 						i = perm[i]
 					}
-					l.Add(refs[i], Summary{Held: i})
+					l.Add(refs[i], Summary{Held: int32(i)})
 				}
 				runtime.GC()
 				runtime.ReadMemStats(&after)

@@ -50,7 +50,8 @@ func (r *Receiver) relist(g *gstate) {
 		}
 		return
 	}
-	s := group.Summary{Terminated: g.lc.Terminated, Held: len(g.pending) + g.buf.Len()}
+	s := group.Summary{Terminated: g.lc.Terminated}
+	s.SetHeld(len(g.pending) + g.buf.Len())
 	if !g.singleton {
 		// group.HasGap of its ranges, without copying them.
 		n := g.received.RangeCount()

@@ -61,7 +61,8 @@ func (s *Sender) relist(g *groupState) {
 		s.list.Delete(Listed{g, s})
 		return
 	}
-	sum := group.Summary{Terminated: g.life.Terminated || g.aborted, Held: len(g.pending), Gap: group.HasGap(g.acked.rs)}
+	sum := group.Summary{Terminated: g.life.Terminated || g.aborted, Gap: group.HasGap(g.acked.rs)}
+	sum.SetHeld(len(g.pending))
 	var deadline time.Time
 	if g.tm.scheduled() {
 		deadline = s.timers.at(&g.tm)
