@@ -81,12 +81,24 @@ func TestServeReloadsCertificateOnSIGHUP(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, 202, resp.StatusCode)
 
-	st, err := os.Stat(certFile)
-	require.NoError(t, err)
-	padded(t, certFile, two.CertPEM, 4096)
-	padded(t, keyFile, two.KeyPEM, 1024)
-	require.NoError(t, os.Chtimes(certFile, st.ModTime(), st.ModTime()))
-	require.NoError(t, os.Chtimes(keyFile, st.ModTime(), st.ModTime()))
+	// Each new file is written beside the old one, given the old one's own
+	// mtime and only then renamed over it. Written in place, a file poll
+	// between the write and the Chtimes saw a new mtime; and the key once
+	// took the certificate's mtime, which differs when the two were
+	// written in different clock ticks: either reloaded without the signal
+	// (a flake under load).
+	for _, f := range []struct {
+		path string
+		pem  []byte
+		size int
+	}{{certFile, two.CertPEM, 4096}, {keyFile, two.KeyPEM, 1024}} {
+		st, err := os.Stat(f.path)
+		require.NoError(t, err)
+		next := f.path + ".next"
+		padded(t, next, f.pem, f.size)
+		require.NoError(t, os.Chtimes(next, st.ModTime(), st.ModTime()))
+		require.NoError(t, os.Rename(next, f.path))
+	}
 	time.Sleep(1500 * time.Millisecond) // past a file poll: nothing changed for it
 	_, _, cn = dial()
 	require.Equal(t, "one", cn, "same size and mtime: only SIGHUP reloads")
