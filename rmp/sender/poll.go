@@ -89,12 +89,12 @@ func (s *Sender) joinPoll(now time.Time, g *groupState) {
 	}
 	d := s.dest(g.to)
 	_, every := s.cfg.policy(g.to)
-	if _, in := d.pollGroups[s.idOf(g)]; !in {
+	if _, in := d.pollGroups[g]; !in {
 		if len(d.pollGroups) == 0 {
 			d.every = 0
 			s.setPollTimer(d, addClamped(now, every))
 		}
-		d.pollGroups[s.idOf(g)] = g
+		d.pollGroups[g] = struct{}{}
 	}
 	if at := addClamped(now, every); pollsPending(g) && d.tm.scheduled() && s.timers.at(&d.tm).After(at) {
 		s.setPollTimer(d, at)
@@ -108,7 +108,7 @@ func (s *Sender) leavePoll(g *groupState) {
 	if d == nil {
 		return
 	}
-	if _, in := d.pollGroups[s.idOf(g)]; !in || s.wantsPoll(g) {
+	if _, in := d.pollGroups[g]; !in || s.wantsPoll(g) {
 		return
 	}
 	s.dropPoll(d, g)
@@ -116,7 +116,7 @@ func (s *Sender) leavePoll(g *groupState) {
 
 // dropPoll takes g out of d's poll set.
 func (s *Sender) dropPoll(d *destState, g *groupState) {
-	delete(d.pollGroups, s.idOf(g))
+	delete(d.pollGroups, g)
 	if len(d.pollGroups) == 0 {
 		s.timers.remove(&d.tm)
 		d.every = 0
@@ -152,23 +152,22 @@ func (s *Sender) firePoll(now time.Time, d *destState) {
 		s.dirtyDest(d)
 		return
 	}
-	ids := make([]string, 0, len(d.pollGroups))
-	for id := range d.pollGroups {
-		ids = append(ids, id)
+	gs := make([]*groupState, 0, len(d.pollGroups))
+	for g := range d.pollGroups {
+		gs = append(gs, g)
 	}
-	slices.Sort(ids)
+	slices.SortFunc(gs, func(a, b *groupState) int { return compareIDs(s.cfg.InstanceID, a, b) })
 	d.inflight = make(map[PollID][]group.PollRef)
 	d.firedAt, d.faultSeen = now, false
 	max := s.cfg.Limits.MaxPollRefs
 	var cur *Poll
 	used := 0
 	acks := false
-	for _, id := range ids {
-		g := d.pollGroups[id]
+	for _, g := range gs {
 		ref, ok := s.pollRef(now, g)
 		if !ok {
 			if !pollsPending(g) {
-				delete(d.pollGroups, id)
+				delete(d.pollGroups, g)
 				s.closeLate(now, g)
 			}
 			continue

@@ -115,7 +115,7 @@ type storedPoll struct {
 func (s *Sender) recoverPolls(recs []storedPoll) {
 	for _, g := range s.groups {
 		if s.wantsPoll(g) {
-			s.dest(g.to).pollGroups[s.idOf(g)] = g
+			s.dest(g.to).pollGroups[g] = struct{}{}
 		}
 	}
 	for _, r := range recs {

@@ -336,7 +336,7 @@ func (s *Sender) hold(m *message) {
 func (s *Sender) dest(name string) *destState {
 	d := s.dests[name]
 	if d == nil {
-		d = &destState{name: name, pollGroups: make(map[string]*groupState)}
+		d = &destState{name: name, pollGroups: make(map[*groupState]struct{})}
 		s.dests[name] = d
 	}
 	return d
