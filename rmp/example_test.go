@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/store/memstore"
+	"github.com/wsrkit/wsrkit/store/pebblestore"
 )
 
 // A receiving RMP embedded in an http.ServeMux: reliable messages POSTed to
@@ -105,4 +107,48 @@ func ExampleNode_Submit() {
 	// Output:
 	// stored as number 0 of mid:0.example@wsrkit
 	// acknowledged
+}
+
+// The README's embedding snippet, between the "README" lines as it is
+// printed there (TestREADMEEmbeddingIsExampleOpen): one Node on a pebble
+// store serves a receiving RMP at POST /rmp and submits as a sending one.
+func ExampleOpen() {
+	dir, err := os.MkdirTemp("", "wsrkit-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	st, err := pebblestore.Open(pebblestore.Options{Dir: dir})
+	if err != nil {
+		panic(err)
+	}
+	consumer := rmp.ConsumerFunc(func(context.Context, rmp.Delivery) ([]byte, error) { return nil, nil })
+	outcomes := rmp.OutcomeFunc(func(context.Context, sender.Outcome) error { return nil })
+	mux := http.NewServeMux()
+	ctx := context.Background()
+	body := []byte(`<o:Order xmlns:o="urn:example">42</o:Order>`)
+
+	// README
+	node, err := rmp.Open(rmp.NodeConfig{
+		Store:    st,       // pebblestore.Open(pebblestore.Options{Dir: "data"})
+		Consumer: consumer, // rmp.ConsumerFunc: return (response, nil) once the message is taken
+		Outcomes: outcomes, // rmp.OutcomeFunc: acknowledged (with the peer's response), or failed with a reason
+	})
+	mux.Handle("POST /rmp", node)
+	ref, err := node.Submit(ctx, rmp.Submission{
+		To: "http://peer/rmp", GroupKey: "orders", Lifetime: time.Minute,
+		Flags:   group.Flags{AckRequested: true, DuplicateElimination: true, MessageOrder: true},
+		Pattern: group.ReplyResponse, Payload: body,
+	})
+	// README
+
+	if err != nil {
+		panic(err)
+	}
+	// Stored; sending to http://peer/rmp goes on in the background until
+	// Close.
+	fmt.Println("stored as number", ref.Number)
+	node.Close(ctx)
+	// Output:
+	// stored as number 0
 }
