@@ -91,6 +91,7 @@ func writeMetrics(w io.Writer, m *admin.Metrics, gs gauges, refusedForwards, not
 	counter(w, "wsrkit_messages_discarded_total", "Accepted messages that will never be delivered (D12, D14).", m.Discarded)
 	counter(w, "wsrkit_duplicates_total", "Duplicates recognised (D18).", m.Duplicates)
 	counter(w, "wsrkit_retries_total", "Resends by the sending side (D26).", m.Retries)
+	counter(w, "wsrkit_store_commits_total", "Synced store batches committed, each carrying the effects of one or more batches of inputs (D8: nothing is answered or sent before its commit).", m.Commits)
 
 	fmt.Fprint(w, "# HELP wsrkit_faults_total Faults sent by the receiving side and received by the sending side, by code.\n# TYPE wsrkit_faults_total counter\n")
 	for _, c := range faults.All() {
