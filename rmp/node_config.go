@@ -63,7 +63,7 @@ type NodeConfig struct {
 	MaxBody int64
 	// Bodies bounds the bytes of the request bodies being served at once
 	// (httpbody.Read); nodes and handlers that share one share the bound.
-	// Default a budget of DefaultMaxInflightBytes of the node's own.
+	// Default a budget of the node's own, httpbody.DefaultMaxInflightBytes.
 	Bodies *httpbody.Budget
 	// MaxBatch bounds the callers' inputs (submissions, inbound requests,
 	// confirmations) the loop takes into one batch, and so into one Ready
