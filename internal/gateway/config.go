@@ -149,6 +149,14 @@ type Config struct {
 	// wire at once (sender.Config.Window); the rest are stored and sent
 	// as acks come. 0: no bound.
 	Window int
+	// DeliveryRun is how many deliverable messages of one ordered group
+	// are handed to the -deliver service or -route target one after
+	// another before their hand-offs are recorded in one commit
+	// (receiver.Config.MaxDeliveryRun). A crash before that commit hands
+	// the run out again (R92), so a service that does not deduplicate by
+	// the group and number headers sees up to this many repeats; 1 (the
+	// default) records each hand-off before the next, as before #22.
+	DeliveryRun int
 	// AwaitHeldResponse bounds how long the answer to a request-response
 	// message that arrived out of order waits for its delivery, so that its
 	// business response rides on it (R73); 0 (the default) answers with the
@@ -285,6 +293,7 @@ func DefaultConfig() Config {
 		PeerConcurrency:      64,
 		MaxPendingPerGroup:   10000,
 		Window:               16,
+		DeliveryRun:          1,
 	}
 }
 
@@ -365,6 +374,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var((*routes)(&c.Routes), "route", "NAME=URL (repeatable): POST /soap/NAME sends a plain SOAP request reliably to the WS-R endpoint URL and answers with its business response")
 	fs.DurationVar(&c.AwaitHeldResponse, "await-held-response", c.AwaitHeldResponse, "how long the answer to a Response-pattern message held out of order waits for its delivery's business response (R73); 0 acknowledges at once (each parked answer holds a sender's connection)")
 	fs.IntVar(&c.MaxPendingPerGroup, "max-pending-per-group", c.MaxPendingPerGroup, "unacknowledged messages of one sending group (more → 503); an abort fails them in one store batch, so at most 20000")
+	fs.IntVar(&c.DeliveryRun, "delivery-run", c.DeliveryRun, "deliverable messages of one ordered group handed to the consumer one after another before their hand-offs are recorded in one commit; a crash before it hands them all out again (1: each recorded before the next)")
 	fs.IntVar(&c.Window, "window", c.Window, "unacknowledged messages of one sending group on the wire at once; later ones are stored and sent as acks come, in order (0: no bound)")
 	fs.IntVar(&c.PeerConcurrency, "peer-concurrency", c.PeerConcurrency, "RMP exchanges (messages, polls, callbacks) in flight to one destination host; each waits for its answer, a business response included")
 	fs.IntVar(&c.DeliverConcurrency, "deliver-concurrency", c.DeliverConcurrency, "deliveries POSTed to -deliver at once; one group's messages always go one at a time, in order")
@@ -491,6 +501,10 @@ func (p *prefixes) Set(s string) error {
 }
 
 // Validate checks that every value is usable.
+// maxDeliveryRun bounds -delivery-run: a run is one Ready's hand-offs,
+// and all of it is handed out again after a crash.
+const maxDeliveryRun = 1000
+
 func (c *Config) Validate() error {
 	var errs []error
 	pos := func(name string, v int64) {
@@ -546,6 +560,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Window < 0 {
 		errs = append(errs, fmt.Errorf("-window must not be negative, got %d", c.Window))
+	}
+	if c.DeliveryRun < 1 || c.DeliveryRun > maxDeliveryRun {
+		errs = append(errs, fmt.Errorf("-delivery-run must be from 1 to %d, got %d", maxDeliveryRun, c.DeliveryRun))
 	}
 	if c.AwaitHeldResponse < 0 {
 		errs = append(errs, fmt.Errorf("-await-held-response must not be negative, got %s", c.AwaitHeldResponse))

@@ -313,6 +313,7 @@ func engineConfig(c *Config, instance string) rmp.Config {
 	rc.MaxHeldPerGroup = c.MaxHeldPerGroup
 	rc.MaxHeldBytesPerGroup = clampInt(c.MaxHeldBytesPerGroup)
 	rc.MaxHeldTotal = c.MaxHeldTotal
+	rc.MaxDeliveryRun = c.DeliveryRun
 	rc.MaxHeldBytesTotal = clampInt(c.MaxHeldBytesTotal)
 	rc.DeliveryRetry = backoff
 	rc.CallbackRetry = backoff

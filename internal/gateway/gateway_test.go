@@ -212,3 +212,21 @@ func TestEngineConfigLateFaults(t *testing.T) {
 	_, err := sender.New(engineConfig(&c, "inst").Sender)
 	require.NoError(t, err, "a destination without a retry policy takes the default one")
 }
+
+// TestEngineConfigDeliveryRun: -delivery-run reaches the receiving RMP,
+// 1 by default, so that a crash hands a plain SOAP service behind -deliver
+// or -route at most the one message whose hand-off it lost (R92), as
+// before #22; out-of-range values are refused.
+func TestEngineConfigDeliveryRun(t *testing.T) {
+	c := DefaultConfig()
+	require.Equal(t, 1, engineConfig(&c, "inst").Receiver.MaxDeliveryRun)
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	c.RegisterFlags(fs)
+	require.NoError(t, fs.Parse([]string{"-delivery-run", "16"}))
+	require.NoError(t, c.Validate())
+	require.Equal(t, 16, engineConfig(&c, "inst").Receiver.MaxDeliveryRun)
+	for _, bad := range []int{0, -1, maxDeliveryRun + 1} {
+		c.DeliveryRun = bad
+		require.ErrorContains(t, c.Validate(), "-delivery-run must be from 1 to 1000", "%d", bad)
+	}
+}
