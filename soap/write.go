@@ -115,42 +115,35 @@ func AppendPollRequestEnvelope(dst []byte, v Version, p *PollRequest) ([]byte, e
 // AppendRequestHeader appends the wsrm:Request block alone, declaring the
 // wsrm and envelope prefixes on it so that it stands on its own.
 func AppendRequestHeader(dst []byte, v Version, r *Request) ([]byte, error) {
-	if !v.Valid() {
-		return dst, errors.New("soap: unknown SOAP version")
-	}
-	w := writer{buf: dst}
-	w.request(v, r, true)
-	if w.err != nil {
-		return dst, w.err
-	}
-	return w.buf, nil
+	return appendAlone(dst, v, func(w *writer) { w.request(v, r, true) })
 }
 
 // AppendResponseHeader appends the wsrm:Response block alone, declaring its
 // prefixes (see AppendRequestHeader); ErrNothingToWrite when r has no reply.
 func AppendResponseHeader(dst []byte, v Version, r *Response, d faults.Dialect) ([]byte, error) {
-	if !v.Valid() {
-		return dst, errors.New("soap: unknown SOAP version")
-	}
-	if r == nil || len(r.Replies) == 0 {
-		return dst, ErrNothingToWrite
-	}
-	w := writer{buf: dst}
-	w.response(v, r, d, true)
-	if w.err != nil {
-		return dst, w.err
-	}
-	return w.buf, nil
+	return appendAlone(dst, v, func(w *writer) {
+		if r == nil || len(r.Replies) == 0 {
+			w.fail(ErrNothingToWrite)
+			return
+		}
+		w.response(v, r, d, true)
+	})
 }
 
 // AppendPollRequestHeader appends the wsrm:PollRequest block alone,
 // declaring its prefixes (see AppendRequestHeader).
 func AppendPollRequestHeader(dst []byte, v Version, p *PollRequest) ([]byte, error) {
+	return appendAlone(dst, v, func(w *writer) { w.pollRequest(v, p, true) })
+}
+
+// appendAlone appends what block writes to dst; on error dst is returned
+// unchanged.
+func appendAlone(dst []byte, v Version, block func(*writer)) ([]byte, error) {
 	if !v.Valid() {
 		return dst, errors.New("soap: unknown SOAP version")
 	}
 	w := writer{buf: dst}
-	w.pollRequest(v, p, true)
+	block(&w)
 	if w.err != nil {
 		return dst, w.err
 	}
