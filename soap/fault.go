@@ -56,18 +56,7 @@ func malformedFault(reason string) error {
 
 // decodeFault11 reads faultcode and faultstring (unqualified children).
 func decodeFault11(fe *etree.Element, f *Fault) error {
-	var code, str *etree.Element
-	for _, c := range fe.ChildElements() {
-		if c.Space != "" || c.NamespaceURI() != "" {
-			continue
-		}
-		switch c.Tag {
-		case "faultcode":
-			code = c
-		case "faultstring":
-			str = c
-		}
-	}
+	code, str := lastChildren(fe, "", "faultcode", "faultstring")
 	if code == nil {
 		return malformedFault("SOAP 1.1 Fault has no faultcode")
 	}
@@ -122,35 +111,13 @@ func leadingCode(el *etree.Element, s string) faults.Code {
 // decodeFault12 reads Code/Value, the first wsrm Subcode/Value at any depth,
 // and the first Reason/Text.
 func decodeFault12(fe *etree.Element, f *Fault) error {
-	var code, reason *etree.Element
-	for _, c := range fe.ChildElements() {
-		if c.NamespaceURI() != NamespaceSOAP12 {
-			continue
-		}
-		switch c.Tag {
-		case "Code":
-			code = c
-		case "Reason":
-			reason = c
-		}
-	}
+	code, reason := lastChildren(fe, NamespaceSOAP12, "Code", "Reason")
 	if code == nil {
 		return malformedFault("SOAP 1.2 Fault has no Code")
 	}
 	level := 0
 	for c := code; c != nil; level++ {
-		var value, sub *etree.Element
-		for _, k := range c.ChildElements() {
-			if k.NamespaceURI() != NamespaceSOAP12 {
-				continue
-			}
-			switch k.Tag {
-			case "Value":
-				value = k
-			case "Subcode":
-				sub = k
-			}
-		}
+		value, sub := lastChildren(c, NamespaceSOAP12, "Value", "Subcode")
 		if value == nil {
 			return malformedFault("SOAP 1.2 Code or Subcode has no Value")
 		}
@@ -177,6 +144,23 @@ func decodeFault12(fe *etree.Element, f *Fault) error {
 		}
 	}
 	return nil
+}
+
+// lastChildren returns the last child elements of parent named a and b in
+// namespace ns; ns "" means unqualified: no namespace and no prefix.
+func lastChildren(parent *etree.Element, ns, a, b string) (x, y *etree.Element) {
+	for _, c := range parent.ChildElements() {
+		if ns == "" && c.Space != "" || c.NamespaceURI() != ns {
+			continue
+		}
+		switch c.Tag {
+		case a:
+			x = c
+		case b:
+			y = c
+		}
+	}
+	return x, y
 }
 
 // AppendFaultEnvelope appends a SOAP Fault envelope for wsrm code c (after
