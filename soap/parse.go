@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"iter"
 	"strconv"
 	"strings"
 
@@ -308,14 +309,7 @@ func countMarkup(b []byte, limit int) int {
 // findParts locates Header and Body among the Envelope's children.
 func (env *Envelope) findParts(root *etree.Element) error {
 	ns := env.Version.Namespace()
-	for _, c := range root.Child {
-		el, ok := c.(*etree.Element)
-		if !ok {
-			continue
-		}
-		if nsOf(el, root.Space, ns) != ns {
-			continue
-		}
+	for el := range childrenIn(root, ns, ns) {
 		switch el.Tag {
 		case "Header":
 			if env.Header != nil {
@@ -346,14 +340,7 @@ func (env *Envelope) decodeHeaders(o ParseOptions) error {
 	}
 	h := env.Header
 	hns := env.Version.Namespace()
-	for _, c := range h.Child {
-		el, ok := c.(*etree.Element)
-		if !ok {
-			continue
-		}
-		if nsOf(el, h.Space, hns) != NamespaceWSRM {
-			continue
-		}
+	for el := range childrenIn(h, hns, NamespaceWSRM) {
 		var err error
 		switch el.Tag {
 		case "Request":
@@ -380,6 +367,18 @@ func (env *Envelope) decodeHeaders(o ParseOptions) error {
 		}
 	}
 	return nil
+}
+
+// childrenIn yields the child elements of parent, whose own namespace is
+// parentNS, that are in namespace ns.
+func childrenIn(parent *etree.Element, parentNS, ns string) iter.Seq[*etree.Element] {
+	return func(yield func(*etree.Element) bool) {
+		for _, c := range parent.Child {
+			if el, ok := c.(*etree.Element); ok && nsOf(el, parent.Space, parentNS) == ns && !yield(el) {
+				return
+			}
+		}
+	}
 }
 
 // nsOf returns the namespace URI of el. When el declares no namespace and
