@@ -155,33 +155,14 @@ func (s *selection) answer() groupsJSON {
 // handleGroup answers one group: the receiving side's newest generation
 // first, then the sending group, unless ?role= says which.
 func (g *Gateway) handleGroup(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("groupId")
-	roles, ok := roles(r)
-	if !ok {
-		writeError(w, http.StatusBadRequest, "role must be sender or receiver")
-		return
-	}
-	g.onShard(w, r, nil, g.shardOf(id), func(n *rmp.Node) {
-		var (
-			j     GroupJSON
-			found bool
-		)
-		err := n.Admin(r.Context(), func(a admin.Engine, _ time.Time) {
-			var v admin.GroupView
-			if v, found = admin.Group(a, id, roles); found {
-				j = groupDetail(a, v)
-			}
-		})
-		if err != nil {
-			writeError(w, http.StatusServiceUnavailable, err.Error())
-			return
+	var j GroupJSON
+	g.onGroup(w, r, func(a admin.Engine, _ time.Time, id string, roles admin.Roles) bool {
+		v, found := admin.Group(a, id, roles)
+		if found {
+			j = groupDetail(a, v)
 		}
-		if !found {
-			writeError(w, http.StatusNotFound, "unknown group "+id)
-			return
-		}
-		writeJSON(w, http.StatusOK, j)
-	})
+		return found
+	}, func(string, admin.Roles) { writeJSON(w, http.StatusOK, j) })
 }
 
 // groupDetail is groupJSON with what only the one-group answer carries.
@@ -207,6 +188,23 @@ func groupDetail(a admin.Engine, v admin.GroupView) GroupJSON {
 // its unacknowledged messages fail with group-aborted; on the receiving
 // side held messages are discarded with GroupAborted faults (D13).
 func (g *Gateway) handleGroupDelete(w http.ResponseWriter, r *http.Request) {
+	g.onGroup(w, r, func(a admin.Engine, now time.Time, id string, roles admin.Roles) bool {
+		return admin.Abort(a, now, id, roles)
+	}, func(id string, roles admin.Roles) {
+		if roles&admin.Receiving != 0 && g.inbox != nil {
+			g.inbox.dropGroup(id)
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+}
+
+// onGroup serves a request about the path's group on the node holding it:
+// find runs in its engine and reports whether the group is there; then
+// found answers. A bad role= is a 400, an engine that does not answer a
+// 503, a group not found a 404.
+func (g *Gateway) onGroup(w http.ResponseWriter, r *http.Request,
+	find func(a admin.Engine, now time.Time, id string, roles admin.Roles) bool,
+	found func(id string, roles admin.Roles)) {
 	id := r.PathValue("groupId")
 	roles, ok := roles(r)
 	if !ok {
@@ -214,21 +212,18 @@ func (g *Gateway) handleGroupDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.onShard(w, r, nil, g.shardOf(id), func(n *rmp.Node) {
-		found := false
+		ok := false
 		err := n.Admin(r.Context(), func(a admin.Engine, now time.Time) {
-			found = admin.Abort(a, now, id, roles)
+			ok = find(a, now, id, roles)
 		})
 		if err != nil {
 			writeError(w, http.StatusServiceUnavailable, err.Error())
 			return
 		}
-		if !found {
+		if !ok {
 			writeError(w, http.StatusNotFound, "unknown group "+id)
 			return
 		}
-		if roles&admin.Receiving != 0 && g.inbox != nil {
-			g.inbox.dropGroup(id)
-		}
-		w.WriteHeader(http.StatusNoContent)
+		found(id, roles)
 	})
 }
