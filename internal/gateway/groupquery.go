@@ -139,16 +139,8 @@ func (q *groupQuery) summaryKey(s *group.Summary) int64 {
 }
 
 func compareCursors(a, b *groupCursor) int {
-	if c := cmp.Compare(a.key, b.key); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.id, b.id); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.role, b.role); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.gen, b.gen)
+	return cmp.Or(cmp.Compare(a.key, b.key), strings.Compare(a.id, b.id),
+		strings.Compare(a.role, b.role), cmp.Compare(a.gen, b.gen))
 }
 
 // filtered reports whether a filter other than role applies.
