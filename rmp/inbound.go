@@ -199,9 +199,7 @@ func (e *Engine) ReceiveInbound(now time.Time, token uint64, in *Inbound) {
 		}
 		m.Peer = quotaPeer(in.peer, in.addr)
 		rrd := e.recv.Message(now, m)
-		if rrd.SOAPFault != nil {
-			e.addReceiver(rrd)
-			e.soapFault(token, v, rrd.SOAPFault)
+		if e.faulted(token, v, rrd) {
 			return
 		}
 		e.countAccept(&rrd)
@@ -228,9 +226,7 @@ func (e *Engine) ReceiveInbound(now time.Time, token uint64, in *Inbound) {
 		p.ReplyToRefused = in.pollReplyToRefused
 		p.Peer = quotaPeer(in.peer, in.addr)
 		prd := e.recv.Poll(now, p)
-		if prd.SOAPFault != nil {
-			e.addReceiver(prd)
-			e.soapFault(token, v, prd.SOAPFault)
+		if e.faulted(token, v, prd) {
 			return
 		}
 		if prd.PollAnswer != nil {
@@ -309,6 +305,17 @@ func (e *Engine) refuse(token uint64, v soap.Version, err error) {
 		return
 	}
 	e.soapFault(token, v, f)
+}
+
+// faulted takes in a receiver Ready that refuses the message or poll with a
+// SOAP fault, and answers with that fault alone.
+func (e *Engine) faulted(token uint64, v soap.Version, rd receiver.Ready) bool {
+	if rd.SOAPFault == nil {
+		return false
+	}
+	e.addReceiver(rd)
+	e.soapFault(token, v, rd.SOAPFault)
+	return true
 }
 
 func (e *Engine) soapFault(token uint64, v soap.Version, f *faults.Fault) {
