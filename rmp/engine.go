@@ -67,23 +67,22 @@ func newEngine(cfg Config, recvRecords, sendRecords iter.Seq2[group.Key, []byte]
 	}
 	e := &Engine{cfg: cfg}
 	var err error
-	if recvRecords == nil {
-		e.recv, err = receiver.New(cfg.Receiver)
-	} else {
-		e.recv, err = receiver.Recover(cfg.Receiver, recvRecords)
-	}
-	if err != nil {
+	if e.recv, err = start(cfg.Receiver, recvRecords, receiver.New, receiver.Recover); err != nil {
 		return nil, fmt.Errorf("rmp: receiving RMP: %w", err)
 	}
-	if sendRecords == nil {
-		e.send, err = sender.New(cfg.Sender)
-	} else {
-		e.send, err = sender.Recover(cfg.Sender, sendRecords)
-	}
-	if err != nil {
+	if e.send, err = start(cfg.Sender, sendRecords, sender.New, sender.Recover); err != nil {
 		return nil, fmt.Errorf("rmp: sending RMP: %w", err)
 	}
 	return e, nil
+}
+
+// start makes one side's state machine: fresh, or recovered from records.
+func start[C, M any](cfg C, records iter.Seq2[group.Key, []byte],
+	fresh func(C) (M, error), recovered func(C, iter.Seq2[group.Key, []byte]) (M, error)) (M, error) {
+	if records == nil {
+		return fresh(cfg)
+	}
+	return recovered(cfg, records)
 }
 
 // Tick applies the passing of time up to now on both sides: resends,
