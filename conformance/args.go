@@ -154,6 +154,21 @@ func (h *harness) parseInstant(s string) (time.Time, error) {
 	return base.Add(d), nil
 }
 
+// timing reads a group's group-expires= and max-idle= into t.
+func (a *args) timing(t *group.Timing) error {
+	if v, ok := a.instant("group-expires"); ok {
+		t.Expiry = v
+	}
+	if s := a.str("max-idle", ""); s != "" {
+		d, err := parseMaxIdle(s)
+		if err != nil {
+			return fmt.Errorf("max-idle: %v", err)
+		}
+		t.MaxIdle, t.HasMaxIdle = d, true
+	}
+	return nil
+}
+
 // parseMaxIdle reads an xsd:duration (PT10S) or a Go duration (10s).
 func parseMaxIdle(s string) (group.Duration, error) {
 	if strings.HasPrefix(s, "P") || strings.HasPrefix(s, "-P") {

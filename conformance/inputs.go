@@ -40,15 +40,8 @@ func (h *harness) cmdSend(a *args) error {
 	payload := "single"
 	if num, ok := a.uint("n"); ok {
 		seq := &soap.SequenceNum{Number: num, Last: a.has("last")}
-		if t, ok := a.instant("group-expires"); ok {
-			seq.Timing.Expiry = t
-		}
-		if s := a.str("max-idle", ""); s != "" {
-			d, err := parseMaxIdle(s)
-			if err != nil {
-				return fmt.Errorf("max-idle: %v", err)
-			}
-			seq.Timing.MaxIdle, seq.Timing.HasMaxIdle = d, true
+		if err := a.timing(&seq.Timing); err != nil {
+			return err
 		}
 		req.MessageID.Sequence = seq
 		payload = fmt.Sprintf("m%d", num)

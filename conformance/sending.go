@@ -40,15 +40,8 @@ func (h *harness) cmdSubmit(a *args) error {
 		s.Expiry = t
 	}
 	s.Lifetime = a.dur("lifetime", 0)
-	if t, ok := a.instant("group-expires"); ok {
-		s.Timing.Expiry = t
-	}
-	if v := a.str("max-idle", ""); v != "" {
-		d, err := parseMaxIdle(v)
-		if err != nil {
-			return fmt.Errorf("max-idle: %v", err)
-		}
-		s.Timing.MaxIdle, s.Timing.HasMaxIdle = d, true
+	if err = a.timing(&s.Timing); err != nil {
+		return err
 	}
 	if s.Pattern, err = parsePattern(a.str("reply", "response")); err != nil {
 		return err
