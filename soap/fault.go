@@ -60,10 +60,9 @@ func decodeFault11(fe *etree.Element, f *Fault) error {
 	if code == nil {
 		return malformedFault("SOAP 1.1 Fault has no faultcode")
 	}
-	v, _ := textOf(code)
-	ns, local, ok := resolveQName(code, v)
-	if !ok {
-		return malformedFault("faultcode " + quote(v) + " is not a QName with a declared prefix")
+	v, ns, local, err := qnameText(code, "faultcode")
+	if err != nil {
+		return err
 	}
 	switch ns {
 	case NamespaceSOAP11:
@@ -121,10 +120,9 @@ func decodeFault12(fe *etree.Element, f *Fault) error {
 		if value == nil {
 			return malformedFault("SOAP 1.2 Code or Subcode has no Value")
 		}
-		v, _ := textOf(value)
-		ns, local, ok := resolveQName(value, v)
-		if !ok {
-			return malformedFault("Code value " + quote(v) + " is not a QName with a declared prefix")
+		_, ns, local, err := qnameText(value, "Code value")
+		if err != nil {
+			return err
 		}
 		if level == 0 {
 			f.SOAPCode = local
@@ -144,6 +142,17 @@ func decodeFault12(fe *etree.Element, f *Fault) error {
 		}
 	}
 	return nil
+}
+
+// qnameText reads the text of el, a fault code, as a QName; what names el
+// in the error.
+func qnameText(el *etree.Element, what string) (v, ns, local string, err error) {
+	v, _ = textOf(el)
+	ns, local, ok := resolveQName(el, v)
+	if !ok {
+		return v, "", "", malformedFault(what + " " + quote(v) + " is not a QName with a declared prefix")
+	}
+	return v, ns, local, nil
 }
 
 // lastChildren returns the last child elements of parent named a and b in
