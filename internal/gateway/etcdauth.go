@@ -24,13 +24,9 @@ func etcdOptions(c *Config) (etcdstore.Options, error) {
 		DialTimeout:    c.EtcdTimeout,
 	}
 	if c.EtcdCA != "" || c.EtcdCert != "" {
-		o.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
-		if c.EtcdCA != "" {
-			pool, err := loadPool(c.EtcdCA)
-			if err != nil {
-				return o, fmt.Errorf("-etcd-ca: %w", err)
-			}
-			o.TLS.RootCAs = pool
+		var err error
+		if o.TLS, err = clientTLS(c.EtcdCA, "-etcd-ca"); err != nil {
+			return o, err
 		}
 		if c.EtcdCert != "" {
 			kp, err := tls.LoadX509KeyPair(c.EtcdCert, c.EtcdKey)

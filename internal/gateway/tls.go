@@ -84,6 +84,20 @@ func filesStamp(files ...string) string {
 	return s
 }
 
+// clientTLS is a TLS 1.2+ client config that trusts the CAs in file ca
+// (the system's when ca is ""); flag names ca's flag in the error.
+func clientTLS(ca, flag string) (*tls.Config, error) {
+	config := &tls.Config{MinVersion: tls.VersionTLS12}
+	if ca != "" {
+		pool, err := loadPool(ca)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", flag, err)
+		}
+		config.RootCAs = pool
+	}
+	return config, nil
+}
+
 // loadPool reads a PEM bundle of CA certificates.
 func loadPool(file string) (*x509.CertPool, error) {
 	certs, err := loadCerts(file)
@@ -257,14 +271,11 @@ func newPeerTLS(c *Config) (*peerTLS, error) {
 	if c.PeerCA == "" && c.PeerCert == "" {
 		return &peerTLS{}, nil
 	}
-	p := &peerTLS{config: &tls.Config{MinVersion: tls.VersionTLS12}}
-	if c.PeerCA != "" {
-		pool, err := loadPool(c.PeerCA)
-		if err != nil {
-			return nil, fmt.Errorf("-peer-ca: %w", err)
-		}
-		p.config.RootCAs = pool
+	config, err := clientTLS(c.PeerCA, "-peer-ca")
+	if err != nil {
+		return nil, err
 	}
+	p := &peerTLS{config: config}
 	if c.PeerCert != "" {
 		k, err := loadKeyPair(c.PeerCert, c.PeerKey)
 		if err != nil {
