@@ -37,23 +37,19 @@ type ParseOptions struct {
 
 // withDefaults returns o with every unset limit at its default.
 func (o ParseOptions) withDefaults() ParseOptions {
-	if o.MaxBytes <= 0 {
-		o.MaxBytes = DefaultMaxBytes
-	}
-	if o.MaxDepth <= 0 {
-		o.MaxDepth = DefaultMaxDepth
-	}
-	if o.MaxIDLength <= 0 {
-		o.MaxIDLength = DefaultMaxIDLength
-	}
-	if o.MaxEntries <= 0 {
-		o.MaxEntries = DefaultMaxEntries
-	}
-	if o.MaxAttributes <= 0 {
-		o.MaxAttributes = DefaultMaxAttributes
-	}
-	if o.MaxElements <= 0 {
-		o.MaxElements = DefaultMaxElements
-	}
+	o.MaxBytes = orDefault(o.MaxBytes, DefaultMaxBytes)
+	o.MaxDepth = orDefault(o.MaxDepth, DefaultMaxDepth)
+	o.MaxIDLength = orDefault(o.MaxIDLength, DefaultMaxIDLength)
+	o.MaxEntries = orDefault(o.MaxEntries, DefaultMaxEntries)
+	o.MaxAttributes = orDefault(o.MaxAttributes, DefaultMaxAttributes)
+	o.MaxElements = orDefault(o.MaxElements, DefaultMaxElements)
 	return o
+}
+
+// orDefault is v, or d when v is unset (zero or negative).
+func orDefault(v, d int) int {
+	if v <= 0 {
+		return d
+	}
+	return v
 }
