@@ -27,7 +27,7 @@ func (r *Receiver) Abort(now time.Time, groupID string) Ready {
 	}
 	r.advanceFamily(now, f) // due expiries and terminations apply first
 	for _, g := range slices.Clone(f.gens) {
-		if !g.removed && listed(g) {
+		if !g.has(removedBit) && listed(g) {
 			r.abortGeneration(now, g)
 		}
 	}

@@ -53,7 +53,7 @@ func encodeMeta(b []byte, g *gstate) []byte {
 	e.Uvarint(uint64(g.pattern))
 	e.Str(g.replyURL())
 	e.Time(g.expiryAt())
-	e.Bool(g.plainZero)
+	e.Bool(g.has(plainZeroBit))
 	e.Timing(g.lc.Timing)
 	e.Termination(&g.lc, group.HasLastFirst)
 	next, more := uint64(0), true
@@ -84,7 +84,7 @@ func decodeMeta(v []byte, g *gstate) error {
 	g.pattern = group.ReplyPattern(p)
 	g.setReplyTo(d.Str())
 	g.setExpiry(d.Time())
-	g.plainZero = d.Bool()
+	g.mark(plainZeroBit, d.Bool())
 	l := &g.lc
 	l.Timing = d.Timing()
 	l.Ordered = g.flags.MessageOrder

@@ -13,7 +13,7 @@ import (
 const metaGolden = "010005020b687474703a2f2f612f6362000101c0a9aaf70c0000000000000001c2c8a8f70c0001e080a9f70c0001ac020101c4c8a8f70c000201a0f1a9f70c000701 0101000100000000010100000480e0ba84bf0301c0c8a8f70c00000000000000000001"
 
 func TestMetaGolden(t *testing.T) {
-	g := &gstate{flags: group.Flags{AckRequested: true, MessageOrder: true}, pattern: group.ReplyCallback, plainZero: true}
+	g := &gstate{flags: group.Flags{AckRequested: true, MessageOrder: true}, pattern: group.ReplyCallback, bits: plainZeroBit}
 	g.buf.reset(7, false)
 	g.setReplyTo("http://a/cb")
 	g.lc = group.Lifecycle{Timing: group.Timing{Expiry: t0.Add(4 * time.Hour)}, Ordered: true,

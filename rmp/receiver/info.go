@@ -64,7 +64,7 @@ func infoInto(g *gstate, buf []group.Range) GroupInfo {
 	gi := GroupInfo{
 		GroupID: g.id.GroupID, Generation: g.id.Generation, Singleton: g.singleton,
 		Terminated: g.lc.Terminated, Rule: g.lc.Rule, Held: len(g.pending), Flags: g.flags,
-		NextDeadline: g.deadline, HasDeadline: g.hasDeadline, LastActivity: g.lc.LastActivity,
+		NextDeadline: g.deadline, HasDeadline: g.has(hasDeadlineBit), LastActivity: g.lc.LastActivity,
 		Ranges: buf,
 	}
 	if !g.singleton {

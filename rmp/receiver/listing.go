@@ -43,7 +43,7 @@ func (r *Receiver) Listing() *group.Listing[Listed] { return r.list }
 // group that a Summary shows goes through finish (or Recover), which
 // calls it; a group deleted by Abort or removed leaves the Listing.
 func (r *Receiver) relist(g *gstate) {
-	if g.removed || !listed(g) {
+	if g.has(removedBit) || !listed(g) {
 		if g.listSlot != 0 {
 			r.list.Delete(Listed{g})
 			g.listSlot = 0
@@ -58,7 +58,7 @@ func (r *Receiver) relist(g *gstate) {
 		s.Gap = n > 1 || (n == 1 && !g.received.ContainsAll(0))
 	}
 	var deadline time.Time
-	if g.hasDeadline {
+	if g.has(hasDeadlineBit) {
 		deadline = g.deadline
 	}
 	s.SetTimes(deadline, g.lc.LastActivity)

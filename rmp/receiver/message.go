@@ -293,7 +293,7 @@ func (r *Receiver) acceptedMeta(now time.Time, m *Message, g *gstate) {
 		t.MaxIdle, t.HasMaxIdle = m.Timing.MaxIdle, true
 	}
 	if m.Number == 0 && m.Timing.None() {
-		g.plainZero = true
+		g.mark(plainZeroBit, true)
 	}
 	g.lc.Observe(now, m.Expiry)
 	if m.Last {

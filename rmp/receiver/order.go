@@ -11,52 +11,68 @@ import (
 // an idle ordered group keeps just next (goal: ≤ 512 B per idle open
 // group). Its methods are OrderBuffer's; the zero value is at number 0.
 type orderBuf struct {
-	// b holds the early messages; nil when none, and then next and
-	// exhausted are the position.
-	b         *group.OrderBuffer[content]
-	next      uint64
-	exhausted bool
+	// b holds the early messages; nil when none, and then next is the
+	// position; exhaustedBuf when MaxUint64 was delivered (a sentinel, not
+	// a bool: 8 bytes of gstate, TestGroupStateSize).
+	b    *group.OrderBuffer[content]
+	next uint64
+}
+
+// exhaustedBuf marks an orderBuf past MaxUint64; it never holds anything.
+var exhaustedBuf = new(group.OrderBuffer[content])
+
+// held returns the OrderBuffer holding early messages, nil when none.
+func (o *orderBuf) held() *group.OrderBuffer[content] {
+	if o.b == exhaustedBuf {
+		return nil
+	}
+	return o.b
 }
 
 // reset places o at next with nothing held; exhausted: MaxUint64 was
 // delivered, nothing follows (D2).
 func (o *orderBuf) reset(next uint64, exhausted bool) {
-	o.b, o.next, o.exhausted = nil, next, exhausted
+	o.b, o.next = nil, next
+	if exhausted {
+		o.b = exhaustedBuf
+	}
 }
 
 // Next is the next number to deliver in order, false once exhausted.
 func (o *orderBuf) Next() (uint64, bool) {
-	if o.b != nil {
-		return o.b.Next()
+	if b := o.held(); b != nil {
+		return b.Next()
 	}
-	return o.next, !o.exhausted
+	return o.next, o.b != exhaustedBuf
 }
 
 // Len is the number of held messages.
 func (o *orderBuf) Len() int {
-	if o.b == nil {
+	b := o.held()
+	if b == nil {
 		return 0
 	}
-	return o.b.Len()
+	return b.Len()
 }
 
 // Bytes is the size of the held messages.
 func (o *orderBuf) Bytes() int {
-	if o.b == nil {
+	b := o.held()
+	if b == nil {
 		return 0
 	}
-	return o.b.Bytes()
+	return b.Bytes()
 }
 
 // IsHeld reports whether n is held.
-func (o *orderBuf) IsHeld(n uint64) bool { return o.b != nil && o.b.IsHeld(n) }
+func (o *orderBuf) IsHeld(n uint64) bool { b := o.held(); return b != nil && b.IsHeld(n) }
 
 // Push holds h; false when h is not after next or already held.
 func (o *orderBuf) Push(h group.Held[content]) bool {
+	if o.b == exhaustedBuf {
+		return false // nothing comes after MaxUint64
+	}
 	if o.b == nil {
-		if o.exhausted {
-			return false // nothing comes after MaxUint64
-		}
 		o.b = group.NewOrderBuffer[content](o.next)
 	}
 	ok := o.b.Push(h)
@@ -66,12 +82,12 @@ func (o *orderBuf) Push(h group.Held[content]) bool {
 
 // Advance records that next was delivered directly.
 func (o *orderBuf) Advance() {
-	if o.b != nil {
-		o.b.Advance()
+	if b := o.held(); b != nil {
+		b.Advance()
 		return
 	}
 	if o.next == ^uint64(0) {
-		o.exhausted = true
+		o.b = exhaustedBuf
 		return
 	}
 	o.next++
@@ -79,63 +95,69 @@ func (o *orderBuf) Advance() {
 
 // PopReady removes and appends to dst the held messages now in order.
 func (o *orderBuf) PopReady(dst []group.Held[content]) []group.Held[content] {
-	if o.b == nil {
+	b := o.held()
+	if b == nil {
 		return dst
 	}
-	dst = o.b.PopReady(dst)
+	dst = b.PopReady(dst)
 	o.release()
 	return dst
 }
 
 // EarliestExpiry is the earliest ExpiryTime held (D14).
 func (o *orderBuf) EarliestExpiry() (time.Time, bool) {
-	if o.b == nil {
+	b := o.held()
+	if b == nil {
 		return time.Time{}, false
 	}
-	return o.b.EarliestExpiry()
+	return b.EarliestExpiry()
 }
 
 // Drain removes and appends to dst every held message.
 func (o *orderBuf) Drain(dst []group.Held[content]) []group.Held[content] {
-	if o.b == nil {
+	b := o.held()
+	if b == nil {
 		return dst
 	}
-	dst = o.b.Drain(dst)
+	dst = b.Drain(dst)
 	o.release()
 	return dst
 }
 
 // LatestExpiry is the latest ExpiryTime held.
 func (o *orderBuf) LatestExpiry() time.Time {
-	if o.b == nil {
+	b := o.held()
+	if b == nil {
 		return time.Time{}
 	}
-	return o.b.LatestExpiry()
+	return b.LatestExpiry()
 }
 
 // DrainUpTo removes and appends to dst the limit lowest-numbered held
 // messages.
 func (o *orderBuf) DrainUpTo(dst []group.Held[content], limit int) []group.Held[content] {
-	if o.b == nil {
+	b := o.held()
+	if b == nil {
 		return dst
 	}
-	dst = o.b.DrainUpTo(dst, limit)
+	dst = b.DrainUpTo(dst, limit)
 	o.release()
 	return dst
 }
 
 // Numbers returns the held numbers.
 func (o *orderBuf) Numbers() *group.SeqSet {
-	if o.b == nil {
+	b := o.held()
+	if b == nil {
 		return &group.SeqSet{}
 	}
-	return o.b.Numbers()
+	return b.Numbers()
 }
 
 // release drops an empty OrderBuffer, keeping its position.
 func (o *orderBuf) release() {
-	if o.b != nil && o.b.Len() == 0 {
-		next, more := o.b.Next()
+	if b := o.held(); b != nil && b.Len() == 0 {
+		next, more := b.Next()
 		o.reset(next, !more)
 	}
 }

@@ -23,11 +23,11 @@ func (r *Receiver) begin() {
 func (r *Receiver) finish(now time.Time) Ready {
 	for _, g := range r.touched {
 		g.touched = false
-		if g.removed {
+		if g.has(removedBit) {
 			continue
 		}
-		if g.metaDirty {
-			g.metaDirty = false
+		if g.has(metaDirtyBit) {
+			g.mark(metaDirtyBit, false)
 			start := len(r.arena)
 			r.arena = encodeMeta(r.arena, g)
 			r.put(r.key(g, group.KindMeta, 0), r.arena[start:])
@@ -54,7 +54,7 @@ func (r *Receiver) finish(now time.Time) Ready {
 // clamped into the store's range (group.IndexedDeadline), the zero Time
 // when g needs no timer.
 func indexedDeadline(g *gstate) time.Time {
-	if !g.hasDeadline {
+	if !g.has(hasDeadlineBit) {
 		return time.Time{}
 	}
 	return group.IndexedDeadline(g.deadline)

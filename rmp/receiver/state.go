@@ -78,13 +78,38 @@ type gstate struct {
 	pattern  group.ReplyPattern
 	// singleton: a message without SequenceNum (D1).
 	singleton bool
-	// plainZero: number 0 arrived without timing attributes, so the group
-	// has none (A6).
-	plainZero bool
 	// bigPending: pending held more than 8 entries since it was taken, so
 	// it is not reused once empty (group.MapPool).
-	bigPending                               bool
-	hasDeadline, metaDirty, touched, removed bool
+	bigPending bool
+	touched    bool
+	// bits: plainZeroBit, hasDeadlineBit, metaDirtyBit, removedBit.
+	bits gbits
+}
+
+// gbits packs four of gstate's flags into a byte, so that gstate stays in
+// the 352-byte size class (TestGroupStateSize).
+type gbits uint8
+
+const (
+	// plainZeroBit: number 0 arrived without timing attributes, so the
+	// group has none (A6).
+	plainZeroBit gbits = 1 << iota
+	// hasDeadlineBit: deadline is valid.
+	hasDeadlineBit
+	metaDirtyBit
+	removedBit
+)
+
+// has reports whether every flag of b is set.
+func (g *gstate) has(b gbits) bool { return g.bits&b == b }
+
+// mark sets or clears the flags of b.
+func (g *gstate) mark(b gbits, on bool) {
+	if on {
+		g.bits |= b
+	} else {
+		g.bits &^= b
+	}
 }
 
 func (g *gstate) ordered() bool { return g.flags.MessageOrder && !g.singleton }
@@ -205,7 +230,7 @@ func (r *Receiver) addState(g *gstate) {
 
 // dropState forgets g (its records are deleted by the caller).
 func (r *Receiver) dropState(g *gstate) {
-	g.removed = true
+	g.mark(removedBit, true)
 	r.relist(g)
 	if g.heapIdx >= 0 {
 		heap.Remove(&r.heap, int(g.heapIdx))
@@ -236,14 +261,15 @@ func (r *Receiver) touch(g *gstate) {
 }
 
 func (r *Receiver) dirty(g *gstate) {
-	g.metaDirty = true
+	g.mark(metaDirtyBit, true)
 	r.touch(g)
 }
 
 // schedule recomputes g's deadline and keeps the heap in step.
 func (r *Receiver) schedule(g *gstate) {
 	at, ok := r.groupDeadline(g)
-	g.deadline, g.hasDeadline = at, ok
+	g.deadline = at
+	g.mark(hasDeadlineBit, ok)
 	switch {
 	case g.heapIdx == inCarry: // the next Tick looks at its deadline
 	case ok && g.heapIdx < 0:

@@ -67,7 +67,7 @@ func (r *Receiver) takeCarry(now time.Time, due []*gstate) []*gstate {
 	for _, g := range carry {
 		g.heapIdx = -1
 		switch {
-		case g.removed || !g.hasDeadline:
+		case g.has(removedBit) || !g.has(hasDeadlineBit):
 		case now.Before(g.deadline):
 			heap.Push(&r.heap, g)
 		default:
@@ -92,7 +92,7 @@ func (r *Receiver) takeCarry(now time.Time, due []*gstate) []*gstate {
 // advanceFamily applies what is due at now to f's generations.
 func (r *Receiver) advanceFamily(now time.Time, f *family) {
 	for _, g := range slices.Clone(f.gens) {
-		if g.hasDeadline && !now.Before(g.deadline) {
+		if g.has(hasDeadlineBit) && !now.Before(g.deadline) {
 			r.touch(g)
 			r.advanceGroup(now, g)
 		}
@@ -101,7 +101,7 @@ func (r *Receiver) advanceFamily(now time.Time, f *family) {
 
 // advanceGroup applies the passing of time to g.
 func (r *Receiver) advanceGroup(now time.Time, g *gstate) {
-	if g.removed {
+	if g.has(removedBit) {
 		return
 	}
 	r.finishDiscards(now, g)
@@ -124,7 +124,7 @@ func (r *Receiver) advanceGroup(now time.Time, g *gstate) {
 		r.expireUnordered(now, g)
 	}
 	r.advanceLifecycle(now, g)
-	if g.removed {
+	if g.has(removedBit) {
 		return
 	}
 	r.pumpAll(now, g)

@@ -37,7 +37,7 @@ func TestConfigRefusesNegativeLimits(t *testing.T) {
 
 func TestMetaRoundTrip(t *testing.T) {
 	g := &gstate{singleton: false, flags: group.Flags{AckRequested: true, MessageOrder: true}, pattern: group.ReplyCallback,
-		plainZero: true}
+		bits: plainZeroBit}
 	g.buf.reset(7, false)
 	g.setReplyTo("http://a/cb")
 	g.lc = group.Lifecycle{Timing: group.Timing{Expiry: t0, MaxIdle: group.Fixed(time.Minute), HasMaxIdle: true},
@@ -48,7 +48,7 @@ func TestMetaRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.lc.Ordered = true
-	if back.lc != g.lc || back.flags != g.flags || back.pattern != g.pattern || back.replyURL() != "http://a/cb" || !back.plainZero {
+	if back.lc != g.lc || back.flags != g.flags || back.pattern != g.pattern || back.replyURL() != "http://a/cb" || !back.has(plainZeroBit) {
 		t.Fatalf("round trip:\n%+v\n%+v", back.lc, g.lc)
 	}
 	if n, ok := back.buf.Next(); n != 7 || !ok {

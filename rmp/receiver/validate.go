@@ -81,7 +81,7 @@ func checkGroup(g *gstate, m *Message) *refusal {
 		return &refusal{faults.InvalidMessageParameters, "receiver.group-expiry-changed"}
 	case t.HasMaxIdle && gt.HasMaxIdle && t.MaxIdle != gt.MaxIdle:
 		return &refusal{faults.InvalidMessageParameters, "receiver.group-max-idle-changed"}
-	case (t.HasExpiry() && !gt.HasExpiry() || t.HasMaxIdle && !gt.HasMaxIdle) && g.plainZero:
+	case (t.HasExpiry() && !gt.HasExpiry() || t.HasMaxIdle && !gt.HasMaxIdle) && g.has(plainZeroBit):
 		// A6: the first message (0) carried no timing, so none may appear later.
 		return &refusal{faults.InvalidMessageParameters, "receiver.group-timing-added"}
 	case m.Number == 0 && t.None() && !gt.None():
