@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/admin"
 	"github.com/wsrkit/wsrkit/rmp/group"
@@ -120,7 +121,7 @@ type groupRow struct {
 // summaryKey is a group's primary key under q.sort (ascending): the most
 // held first, the latest activity first, the nearest deadline first (none
 // last); 0 under groupId.
-func (q *groupQuery) summaryKey(s *group.Summary) int64 {
+func summaryKey[T listed](q *groupQuery, ref T, s *group.Summary) int64 {
 	switch q.sort {
 	case "held":
 		return -int64(s.Held)
@@ -129,11 +130,12 @@ func (q *groupQuery) summaryKey(s *group.Summary) int64 {
 			return 0
 		}
 		return -s.LastActivity
-	case "nextDeadline":
-		if !s.HasDeadline {
+	case "nextDeadline": // read from the group (group.Summary)
+		at, ok := ref.NextDeadline()
+		if !ok {
 			return 1<<63 - 1
 		}
-		return s.NextDeadline
+		return at.UnixNano()
 	}
 	return 0
 }
@@ -152,6 +154,7 @@ type listed interface {
 	Generation() uint64
 	AppendGroupID(b []byte) []byte
 	Compare(groupID string, generation uint64) int
+	NextDeadline() (time.Time, bool)
 }
 
 // selection gathers a page from the Listings of every side (and shard):
@@ -234,7 +237,7 @@ func collect[T listed](s *selection, l *group.Listing[T], role group.Role, view 
 				continue
 			}
 			s.total++
-			if k := q.summaryKey(e.Sum); k > key || (k == key && pos >= from) {
+			if k := summaryKey(q, e.Ref, e.Sum); k > key || (k == key && pos >= from) {
 				h.offer(candidate[T]{key: k, pos: pos, ref: e.Ref})
 			}
 		}

@@ -12,30 +12,27 @@ import (
 // that owns the group, so that a page over 100,000 groups reads none of
 // them but the ones it shows.
 type Summary struct {
-	// NextDeadline is the group's next timer, valid when HasDeadline;
-	// LastActivity its last message received or sent, valid when
-	// HasActivity: time.Time.UnixNano of each.
-	NextDeadline, LastActivity int64
+	// LastActivity is the group's last message received or sent, valid
+	// when HasActivity: time.Time.UnixNano. Its next deadline is not kept
+	// here but read from the group by the page sorted by it, the only one
+	// that needs it: 8 bytes per group (BenchmarkIdleGroupMemory).
+	LastActivity int64
 	// Held: at the receiver, messages not yet taken by the consumer; at
 	// the sender, messages not yet acknowledged (SetHeld). 32 bits keep a
-	// Summary at 24 bytes; the bounds on held and pending messages are
+	// Summary at 16 bytes; the bounds on held and pending messages are
 	// far below them.
 	Held int32
 	// Terminated: the group expects no new message (D20–D23, D16).
 	Terminated bool
 	// Gap: a number below the highest received (sender: acknowledged)
 	// one is missing, what an ordered group waits for (R48).
-	Gap                      bool
-	HasDeadline, HasActivity bool
+	Gap         bool
+	HasActivity bool
 }
 
-// SetTimes sets the deadline and the last activity; a zero Time is none.
-func (s *Summary) SetTimes(deadline, activity time.Time) {
-	s.HasDeadline, s.HasActivity = !deadline.IsZero(), !activity.IsZero()
-	s.NextDeadline, s.LastActivity = 0, 0
-	if s.HasDeadline {
-		s.NextDeadline = deadline.UnixNano()
-	}
+// SetActivity sets the last activity; a zero Time is none.
+func (s *Summary) SetActivity(activity time.Time) {
+	s.HasActivity, s.LastActivity = !activity.IsZero(), 0
 	if s.HasActivity {
 		s.LastActivity = activity.UnixNano()
 	}

@@ -88,13 +88,17 @@ func TestListingMatchesASortedSlice(t *testing.T) {
 func TestSummaryTimes(t *testing.T) {
 	var s Summary
 	at := time.Unix(0, 0) // the epoch is an instant, not "none"
-	s.SetTimes(at, time.Time{})
-	if !s.HasDeadline || s.NextDeadline != 0 || s.HasActivity {
-		t.Fatalf("SetTimes(epoch, zero) = %+v", s)
+	s.SetActivity(at)
+	if !s.HasActivity || s.LastActivity != 0 {
+		t.Fatalf("SetActivity(epoch) = %+v", s)
 	}
-	s.SetTimes(time.Time{}, MinIndexedDeadline())
-	if s.HasDeadline || !s.HasActivity || s.LastActivity != MinIndexedDeadline().UnixNano() {
-		t.Fatalf("SetTimes(zero, min) = %+v", s)
+	s.SetActivity(time.Time{})
+	if s.HasActivity || s.LastActivity != 0 {
+		t.Fatalf("SetActivity(zero) = %+v", s)
+	}
+	s.SetActivity(MinIndexedDeadline())
+	if !s.HasActivity || s.LastActivity != MinIndexedDeadline().UnixNano() {
+		t.Fatalf("SetActivity(min) = %+v", s)
 	}
 	for _, c := range []struct {
 		rs  []Range

@@ -28,6 +28,15 @@ func (l Listed) Compare(groupID string, generation uint64) int {
 	return cmpU64(l.g.id.Generation, generation)
 }
 
+// NextDeadline returns the group's next deadline, false when none: read
+// from the group, not kept in its Summary (group.Summary).
+func (l Listed) NextDeadline() (time.Time, bool) {
+	if !l.g.has(hasDeadlineBit) || l.g.deadline.IsZero() {
+		return time.Time{}, false
+	}
+	return l.g.deadline, true
+}
+
 // Info returns the group's GroupInfo; its slices belong to the caller.
 func (l Listed) Info() GroupInfo { return infoInto(l.g, nil) }
 
@@ -57,11 +66,7 @@ func (r *Receiver) relist(g *gstate) {
 		n := g.received.RangeCount()
 		s.Gap = n > 1 || (n == 1 && !g.received.ContainsAll(0))
 	}
-	var deadline time.Time
-	if g.has(hasDeadlineBit) {
-		deadline = g.deadline
-	}
-	s.SetTimes(deadline, g.lc.LastActivity)
+	s.SetActivity(g.lc.LastActivity)
 	if g.listSlot == 0 {
 		g.listSlot = r.list.Add(Listed{g}, s)
 	} else {

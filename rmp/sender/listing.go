@@ -43,6 +43,16 @@ func (l Listed) Compare(groupID string, gen uint64) int {
 	return cmp.Compare(generation, gen)
 }
 
+// NextDeadline returns the group's next timer, false when none: read
+// from the group, not kept in its Summary (group.Summary).
+func (l Listed) NextDeadline() (time.Time, bool) {
+	if !l.g.tm.scheduled() {
+		return time.Time{}, false
+	}
+	at := l.s.timers.at(&l.g.tm)
+	return at, !at.IsZero()
+}
+
 // Info returns the group's GroupInfo; its slices belong to the caller.
 func (l Listed) Info() GroupInfo { return l.s.info(l.g) }
 
@@ -63,11 +73,7 @@ func (s *Sender) relist(g *groupState) {
 	}
 	sum := group.Summary{Terminated: g.life.Terminated || g.aborted, Gap: group.HasGap(g.acked.rs)}
 	sum.SetHeld(len(g.pending))
-	var deadline time.Time
-	if g.tm.scheduled() {
-		deadline = s.timers.at(&g.tm)
-	}
-	sum.SetTimes(deadline, g.life.LastActivity)
+	sum.SetActivity(g.life.LastActivity)
 	// A lookup (ids compare as numbers, compareIDs): groupState keeps no
 	// slot, to stay in its size class (TestGroupStateSize).
 	s.list.Add(Listed{g, s}, sum)
