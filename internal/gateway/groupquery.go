@@ -126,10 +126,11 @@ func summaryKey[T listed](q *groupQuery, ref T, s *group.Summary) int64 {
 	case "held":
 		return -int64(s.Held)
 	case "lastActivity":
-		if !s.HasActivity {
+		at := ref.LastActivity() // read from the group (group.Summary)
+		if at.IsZero() {
 			return 0
 		}
-		return -s.LastActivity
+		return -at.UnixNano()
 	case "nextDeadline": // read from the group (group.Summary)
 		at, ok := ref.NextDeadline()
 		if !ok {
@@ -155,6 +156,7 @@ type listed interface {
 	AppendGroupID(b []byte) []byte
 	Compare(groupID string, generation uint64) int
 	NextDeadline() (time.Time, bool)
+	LastActivity() time.Time
 }
 
 // selection gathers a page from the Listings of every side (and shard):

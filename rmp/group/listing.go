@@ -4,7 +4,6 @@ import (
 	"iter"
 	"math"
 	"slices"
-	"time"
 )
 
 // Summary is what a page of groups filters and sorts a group by (gateway
@@ -12,30 +11,18 @@ import (
 // that owns the group, so that a page over 100,000 groups reads none of
 // them but the ones it shows.
 type Summary struct {
-	// LastActivity is the group's last message received or sent, valid
-	// when HasActivity: time.Time.UnixNano. Its next deadline is not kept
-	// here but read from the group by the page sorted by it, the only one
-	// that needs it: 8 bytes per group (BenchmarkIdleGroupMemory).
-	LastActivity int64
 	// Held: at the receiver, messages not yet taken by the consumer; at
 	// the sender, messages not yet acknowledged (SetHeld). 32 bits keep a
-	// Summary at 16 bytes; the bounds on held and pending messages are
-	// far below them.
+	// Summary at 8 bytes; the bounds on held and pending messages are far
+	// below them. The group's last activity and next deadline are not kept
+	// here but read from the group by the pages sorted by them, the only
+	// ones that need them: 16 bytes per group (BenchmarkIdleGroupMemory).
 	Held int32
 	// Terminated: the group expects no new message (D20–D23, D16).
 	Terminated bool
 	// Gap: a number below the highest received (sender: acknowledged)
 	// one is missing, what an ordered group waits for (R48).
-	Gap         bool
-	HasActivity bool
-}
-
-// SetActivity sets the last activity; a zero Time is none.
-func (s *Summary) SetActivity(activity time.Time) {
-	s.HasActivity, s.LastActivity = !activity.IsZero(), 0
-	if s.HasActivity {
-		s.LastActivity = activity.UnixNano()
-	}
+	Gap bool
 }
 
 // SetHeld sets Held to n, saturating.

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"slices"
 	"testing"
-	"time"
 )
 
 // A Listing holds what a sorted slice of the same operations holds, in
@@ -85,21 +84,7 @@ func TestListingMatchesASortedSlice(t *testing.T) {
 	}
 }
 
-func TestSummaryTimes(t *testing.T) {
-	var s Summary
-	at := time.Unix(0, 0) // the epoch is an instant, not "none"
-	s.SetActivity(at)
-	if !s.HasActivity || s.LastActivity != 0 {
-		t.Fatalf("SetActivity(epoch) = %+v", s)
-	}
-	s.SetActivity(time.Time{})
-	if s.HasActivity || s.LastActivity != 0 {
-		t.Fatalf("SetActivity(zero) = %+v", s)
-	}
-	s.SetActivity(MinIndexedDeadline())
-	if !s.HasActivity || s.LastActivity != MinIndexedDeadline().UnixNano() {
-		t.Fatalf("SetActivity(min) = %+v", s)
-	}
+func TestHasGap(t *testing.T) {
 	for _, c := range []struct {
 		rs  []Range
 		gap bool

@@ -28,6 +28,10 @@ func (l Listed) Compare(groupID string, generation uint64) int {
 	return cmpU64(l.g.id.Generation, generation)
 }
 
+// LastActivity returns the group's last message received or sent, the
+// zero Time for none: read from the group, not kept in its Summary.
+func (l Listed) LastActivity() time.Time { return l.g.lc.LastActivity }
+
 // NextDeadline returns the group's next deadline, false when none: read
 // from the group, not kept in its Summary (group.Summary).
 func (l Listed) NextDeadline() (time.Time, bool) {
@@ -66,7 +70,6 @@ func (r *Receiver) relist(g *gstate) {
 		n := g.received.RangeCount()
 		s.Gap = n > 1 || (n == 1 && !g.received.ContainsAll(0))
 	}
-	s.SetActivity(g.lc.LastActivity)
 	if g.listSlot == 0 {
 		g.listSlot = r.list.Add(Listed{g}, s)
 	} else {

@@ -43,6 +43,10 @@ func (l Listed) Compare(groupID string, gen uint64) int {
 	return cmp.Compare(generation, gen)
 }
 
+// LastActivity returns the group's last message received or sent, the
+// zero Time for none: read from the group, not kept in its Summary.
+func (l Listed) LastActivity() time.Time { return l.g.life.LastActivity }
+
 // NextDeadline returns the group's next timer, false when none: read
 // from the group, not kept in its Summary (group.Summary).
 func (l Listed) NextDeadline() (time.Time, bool) {
@@ -73,7 +77,6 @@ func (s *Sender) relist(g *groupState) {
 	}
 	sum := group.Summary{Terminated: g.life.Terminated || g.aborted, Gap: group.HasGap(g.acked.rs)}
 	sum.SetHeld(len(g.pending))
-	sum.SetActivity(g.life.LastActivity)
 	// A lookup (ids compare as numbers, compareIDs): groupState keeps no
 	// slot, to stay in its size class (TestGroupStateSize).
 	s.list.Add(Listed{g, s}, sum)
