@@ -66,7 +66,7 @@ func (r Rule) String() string {
 //
 // Protocol: on every input at now, call Advance(now) first (a deadline may
 // have passed before the input), then Observe the message, update Last,
-// Complete, Blocked and HeldExpiry, and call Advance(now) again; set the
+// Complete and Blocked, and call Advance(now) again; set the
 // driver's timer to Deadline(). Termination fires for the earliest due rule
 // ("first to fire wins", D25), so the result does not depend on how late
 // Advance is called.
@@ -78,11 +78,6 @@ type Lifecycle struct {
 	// MaxExpiry is the maximum ExpiryTime received or sent in the group; the
 	// zero Time means none seen.
 	MaxExpiry time.Time
-	// HeldExpiry: receiver only — the earliest ExpiryTime among the held
-	// messages of a Blocked group (OrderBuffer.EarliestExpiry); once it has
-	// passed the group is aborted under RuleOrderAbort (D14). The zero Time
-	// means none.
-	HeldExpiry time.Time
 	// TerminatedAt is when Terminated was set.
 	TerminatedAt time.Time
 	// RemoveAt is when the terminated group's state may be removed; never
@@ -100,7 +95,9 @@ type Lifecycle struct {
 	// sent message acknowledged, faulted or failed (nothing pending).
 	Complete bool
 	// Blocked: receiver only — an ordered group holding out-of-order
-	// messages; t2 does not end it, D14 does (D21).
+	// messages; t2 does not end it, D14 does (D21). The receiver applies
+	// D14 itself from its ordering buffer's earliest held expiry, so the
+	// Lifecycle keeps none (24 bytes of every group on both sides).
 	Blocked bool
 	// Terminated is set once the group expects no new message.
 	Terminated bool
@@ -236,11 +233,6 @@ func (l *Lifecycle) receiverNext() (event, bool) {
 		// D21 t2: not for an ordered group that is out of order (D14 governs
 		// it); keep the state until max expiry for duplicate checks.
 		es.offer(event{at: l.IdleDeadline(), rule: l.withLast(RuleT2), remove: l.MaxExpiryRemoval()})
-	}
-	if l.Blocked && !l.HeldExpiry.IsZero() {
-		// D14: the earliest held ExpiryTime passed; terminating is not
-		// removing (solution b, Rel 57 note): keep state until max expiry.
-		es.offer(event{at: PassDeadline(l.HeldExpiry), rule: RuleOrderAbort, remove: l.MaxExpiryRemoval()})
 	}
 	if t.None() && !l.MaxExpiry.IsZero() {
 		// D23 t4.2 / R58 t0: max ExpiryTime is the effective expiry; the

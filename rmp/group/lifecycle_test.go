@@ -64,8 +64,8 @@ func withLast(l Lifecycle, last uint64, complete bool) Lifecycle {
 	return l
 }
 
-func blocked(l Lifecycle, heldExpiry time.Time) Lifecycle {
-	l.Ordered, l.Blocked, l.HeldExpiry = true, true, heldExpiry
+func blocked(l Lifecycle) Lifecycle {
+	l.Ordered, l.Blocked = true, true
 	return l
 }
 
@@ -83,18 +83,12 @@ var lifecycleCases = []lcCase{
 	{name: "D20 t1 keeps state to max expiry if R62 was bypassed", side: receiver,
 		l: life(expiry1h, at(2*hour)), fires: at(hour), rule: RuleT1, remove: at(2*hour + ns)},
 	{name: "D20 t1 also ends a blocked ordered group", side: receiver,
-		l: blocked(life(expiry1h, at(10*minute)), at(2*hour)), fires: at(hour), rule: RuleT1},
+		l: blocked(life(expiry1h, at(10*minute))), fires: at(hour), rule: RuleT1},
 	{name: "D21 t2 keeps state to max expiry", side: receiver, l: life(idle30s, at(minute)),
 		fires: at(30 * second), rule: RuleT2, remove: at(minute + ns)},
 	{name: "D21 t2 with a calendar duration", side: receiver,
 		l:     life(Timing{MaxIdle: Duration{Days: 1}, HasMaxIdle: true}, at(hour)),
 		fires: at(24 * hour), rule: RuleT2},
-	{name: "D14 ends a blocked group that t2 may not", side: receiver,
-		l: blocked(life(idle30s, at(10*minute)), at(minute)), fires: at(minute), rule: RuleOrderAbort,
-		remove: at(10*minute + ns)},
-	{name: "D14 before t0 without timing", side: receiver,
-		l: blocked(life(Timing{}, at(10*minute)), at(5*second)), fires: at(5 * second), rule: RuleOrderAbort,
-		remove: at(10*minute + ns)},
 	{name: "D22 t3.1 groupExpiryTime: removed per t1", side: receiver,
 		l: withLast(life(expiry1h, at(10*minute)), 7, true), rule: RuleT31, remove: at(hour + ns)},
 	{name: "D22 t3.1 groupMaxIdleDuration: removed per t2", side: receiver,
@@ -120,7 +114,7 @@ var lifecycleCases = []lcCase{
 	{name: "D20 t1", side: sender, l: life(expiry1h, at(10*minute)), fires: at(hour), rule: RuleT1},
 	{name: "D21 t2 from the last send (R35)", side: sender, l: life(idle30s, at(minute)),
 		fires: at(30 * second), rule: RuleT2},
-	{name: "D21 t2 ignores Blocked", side: sender, l: blocked(life(idle30s, at(minute)), time.Time{}),
+	{name: "D21 t2 ignores Blocked", side: sender, l: blocked(life(idle30s, at(minute))),
 		fires: at(30 * second), rule: RuleT2},
 	{name: "D22 t3.1", side: sender, l: withLast(life(expiry1h, at(10*minute)), 4, true), rule: RuleT31},
 	{name: "D22 t3.2 by t1", side: sender, l: withLast(life(expiry1h, at(10*minute)), 4, false),
@@ -203,7 +197,7 @@ func TestLifecycleNoDeadline(t *testing.T) {
 		side side
 		l    Lifecycle
 	}{
-		{"receiver D21 blocked, no held expiry known", receiver, blocked(life(idle30s, time.Time{}), time.Time{})},
+		{"receiver D21 blocked (D14 is the receiver's own)", receiver, blocked(life(idle30s, time.Time{}))},
 		{"receiver no timing, no ExpiryTime seen", receiver, life(Timing{}, time.Time{})},
 		{"sender D23 t4.2: pending messages end by expiry first", sender, withLast(life(Timing{}, at(minute)), 2, false)},
 		{"sender t0 waits while messages are pending", sender, life(Timing{}, at(minute))},

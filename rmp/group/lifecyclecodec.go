@@ -13,7 +13,7 @@ package group
 // (receiver) or uvarint Last then bool HasLast (sender): the two records
 // were written so before this codec was shared, and must not change.
 // Ordered is the group's MessageOrder flag, stored with the flags;
-// Complete, Blocked and HeldExpiry are derived again on recovery.
+// Complete and Blocked are derived again on recovery.
 
 // LastOrder is where a meta record puts HasLast relative to Last.
 type LastOrder uint8

@@ -43,8 +43,8 @@ func (s *Sender) begin() {
 }
 
 func (s *Sender) touch(g *groupState) {
-	if !g.touched {
-		g.touched = true
+	if !g.has(gTouched) {
+		g.set(gTouched, true)
 		s.b.touched = append(s.b.touched, g)
 	}
 }
@@ -103,7 +103,7 @@ func (s *Sender) finish(now time.Time) Ready {
 		ms = make([]group.Mutation, 0, n+1)
 	}
 	for _, m := range s.b.deletedMsgs {
-		if !m.g.removed && m.stored {
+		if !m.g.has(gRemoved) && m.stored {
 			ms = append(ms, group.Mutation{Op: group.OpDelete, Key: groupKey(s.idOf(m.g), group.KindOutbound, m.number)})
 			if m.retryStored {
 				ms = append(ms, group.Mutation{Op: group.OpDelete, Key: groupKey(s.idOf(m.g), group.KindOutbound, retryKeyBit|m.number)})
@@ -113,7 +113,7 @@ func (s *Sender) finish(now time.Time) Ready {
 	for _, m := range s.b.dirtyMsgs {
 		m.dirty = false
 		switch {
-		case m.done || m.g.removed:
+		case m.done || m.g.has(gRemoved):
 		case !m.stored:
 			// R21, R89: stored byte-exact before the first transmission.
 			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(s.idOf(m.g), group.KindOutbound, m.number), Value: encodeOutbound(m)})
@@ -126,10 +126,10 @@ func (s *Sender) finish(now time.Time) Ready {
 	}
 	var removed []group.Mutation
 	for _, g := range s.b.touched {
-		g.touched = false
+		g.set(gTouched, false)
 		before := g.snap
 		g.snap = 0
-		if g.removed {
+		if g.has(gRemoved) {
 			continue
 		}
 		s.relist(g)
@@ -217,9 +217,9 @@ func (s *Sender) ackedRunMutations(ms []group.Mutation, g *groupState, before *r
 // setIndexed records at (the zero Time or an indexed instant) as g's
 // indexed deadline.
 func (g *groupState) setIndexed(at time.Time) {
-	g.indexed = !at.IsZero()
+	g.set(gIndexed, !at.IsZero())
 	g.indexedNs = 0
-	if g.indexed {
+	if g.has(gIndexed) {
 		g.indexedNs = at.UnixNano()
 	}
 }
@@ -228,9 +228,9 @@ func (g *groupState) setIndexed(at time.Time) {
 // g's indexed deadline.
 func (g *groupState) isIndexed(at time.Time) bool {
 	if at.IsZero() {
-		return !g.indexed
+		return !g.has(gIndexed)
 	}
-	return g.indexed && at.UnixNano() == g.indexedNs
+	return g.has(gIndexed) && at.UnixNano() == g.indexedNs
 }
 
 // compareKeys orders keys as stores do: role, group, generation, kind, number.

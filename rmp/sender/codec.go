@@ -87,8 +87,8 @@ func encodeMeta(g *groupState, id string) []byte {
 	e.Str(g.replyURL())
 	e.Timing(g.life.Timing)
 	e.Uvarint(g.next)
-	e.Bool(g.closed)
-	e.Bool(g.aborted)
+	e.Bool(g.has(gClosed))
+	e.Bool(g.has(gAborted))
 	l := g.life
 	l.RemoveAt = g.removeAtTime() // kept in g.x, not in life
 	e.Termination(&l, group.LastFirst)
@@ -117,10 +117,10 @@ const (
 
 func lateFlags(g *groupState) byte {
 	var f byte
-	if g.lateChecked {
+	if g.has(gLateChecked) {
 		f |= lateCheckedBit
 	}
-	if g.cbSuspect {
+	if g.has(gCBSuspect) {
 		f |= cbSuspectBit
 	}
 	return f
@@ -150,8 +150,8 @@ func decodeMeta(b []byte) (*groupState, string, error) {
 	l.Timing = d.Timing()
 	l.Ordered = g.flags.MessageOrder
 	g.next = d.Uvarint()
-	g.closed = d.Bool()
-	g.aborted = d.Bool()
+	g.set(gClosed, d.Bool())
+	g.set(gAborted, d.Bool())
 	d.Termination(l, group.LastFirst)
 	g.setRemoveAt(l.RemoveAt)
 	l.RemoveAt = g.removeAtTime()
@@ -174,7 +174,8 @@ func decodeMeta(b []byte) (*groupState, string, error) {
 		if f == 0 || f > lateCheckedBit|cbSuspectBit {
 			d.Fail("bad late-fault flags")
 		}
-		g.lateChecked, g.cbSuspect = f&lateCheckedBit != 0, f&cbSuspectBit != 0
+		g.set(gLateChecked, f&lateCheckedBit != 0)
+		g.set(gCBSuspect, f&cbSuspectBit != 0)
 	}
 	if err := end(&d, "group meta"); err != nil {
 		return nil, "", err

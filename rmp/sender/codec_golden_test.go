@@ -16,7 +16,7 @@ const metaGolden = "010e6d69643a352e78407773726b697405016b0009687474703a2f2f722f
 func TestMetaGolden(t *testing.T) {
 	g := &groupState{
 		seq: 5, key: "k", to: "http://r/", flags: ordered, pattern: group.ReplyCallback,
-		next: 12, closed: true, ackedMaxExpiry: t0.Add(time.Minute),
+		next: 12, bits: gClosed, ackedMaxExpiry: t0.Add(time.Minute),
 		x: &gextra{replyTo: "http://cb/", removeAt: t0.Add(time.Hour), lateFailed: map[uint64]struct{}{3: {}, math.MaxUint64: {}}},
 	}
 	g.life = group.Lifecycle{

@@ -21,7 +21,7 @@ import (
 func TestMetaRoundTrip(t *testing.T) {
 	g := &groupState{
 		seq: 5, key: "k", to: "http://r/", flags: ordered, pattern: group.ReplyCallback,
-		next: math.MaxUint64, closed: true, aborted: true, ackedMaxExpiry: t0.Add(time.Minute),
+		next: math.MaxUint64, bits: gClosed | gAborted, ackedMaxExpiry: t0.Add(time.Minute),
 		x: &gextra{replyTo: "http://cb/", removeAt: t0.Add(time.Hour), lateFailed: map[uint64]struct{}{3: {}, 9: {}, math.MaxUint64: {}}},
 	}
 	g.life = group.Lifecycle{
@@ -34,8 +34,8 @@ func TestMetaRoundTrip(t *testing.T) {
 	noErr(t, err)
 	eq(t, id, "mid:5.x@wsrkit", "id")
 	eq(t, got.life, g.life, "lifecycle")
-	eq(t, []any{got.seq, got.key, got.to, got.flags, got.pattern, got.next, got.closed, got.aborted, got.ackedMaxExpiry, *got.x},
-		[]any{g.seq, g.key, g.to, g.flags, g.pattern, g.next, g.closed, g.aborted, g.ackedMaxExpiry, *g.x}, "fields")
+	eq(t, []any{got.seq, got.key, got.to, got.flags, got.pattern, got.next, got.has(gClosed), got.has(gAborted), got.ackedMaxExpiry, *got.x},
+		[]any{g.seq, g.key, g.to, g.flags, g.pattern, g.next, g.has(gClosed), g.has(gAborted), g.ackedMaxExpiry, *g.x}, "fields")
 	// A group without extra state decodes without making any.
 	plain := &groupState{seq: 6, to: "http://r/", pattern: group.ReplyResponse}
 	got, _, err = decodeMeta(encodeMeta(plain, "mid:6.x@wsrkit"))

@@ -20,7 +20,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(uint8(3), encodeRetry(&message{attempts: 2, nextAt: t0, untilExpiry: true}))
 	f.Add(uint8(3), encodePollRec("http://r/rmp", t0, 0))
 	f.Add(uint8(3), encodePollRec("http://r/rmp", t0, 20*time.Second))
-	g2 := &groupState{pattern: group.ReplyCallback, lateChecked: true, cbSuspect: true}
+	g2 := &groupState{pattern: group.ReplyCallback, bits: gLateChecked | gCBSuspect}
 	f.Add(uint8(1), encodeMeta(g2, "g2"))
 	f.Fuzz(func(t *testing.T, which uint8, b []byte) {
 		switch which % 5 {

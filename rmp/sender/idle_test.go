@@ -53,11 +53,11 @@ func sameMap(a, b map[uint64]*message) bool {
 	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
-// TestGroupStateSize pins groupState to the 352-byte size class (memory per
+// TestGroupStateSize pins groupState to the 320-byte size class (memory per
 // idle open group, BenchmarkIdleGroupMemory in rmp).
 func TestGroupStateSize(t *testing.T) {
-	if n := unsafe.Sizeof(groupState{}); n > 352 {
-		t.Fatalf("groupState is %d bytes, over the 352-byte size class", n)
+	if n := unsafe.Sizeof(groupState{}); n > 320 {
+		t.Fatalf("groupState is %d bytes, over the 320-byte size class", n)
 	}
 }
 

@@ -195,15 +195,15 @@ func TestLateFaultAfterOperatorDelete_D13(t *testing.T) {
 func TestLateFaultRecordsBackwardCompatible(t *testing.T) {
 	g := &groupState{seq: 3, key: "k", to: "http://r/rmp", pattern: group.ReplyCallback, flags: ackReq}
 	old := encodeMeta(g, "g")
-	g.lateChecked, g.cbSuspect = true, true
+	g.set(gLateChecked|gCBSuspect, true)
 	withFlags := encodeMeta(g, "g")
 	eq(t, len(withFlags), len(old)+1, "one trailing byte")
 	d, _, err := decodeMeta(old)
 	noErr(t, err)
-	eq(t, d.lateChecked || d.cbSuspect, false, "old record: flags unset")
+	eq(t, d.has(gLateChecked) || d.has(gCBSuspect), false, "old record: flags unset")
 	d, _, err = decodeMeta(withFlags)
 	noErr(t, err)
-	eq(t, d.lateChecked && d.cbSuspect, true, "flags read back")
+	eq(t, d.has(gLateChecked) && d.has(gCBSuspect), true, "flags read back")
 	if _, _, err := decodeMeta(append(old, 0)); err == nil {
 		t.Fatal("a zero flags byte is never written: corrupt")
 	}

@@ -71,11 +71,11 @@ func (s *Sender) Listing() *group.Listing[Listed] { return s.list }
 // group that a Summary shows touches it, and finish (or Recover) calls
 // relist; a removed group leaves the Listing.
 func (s *Sender) relist(g *groupState) {
-	if g.removed {
+	if g.has(gRemoved) {
 		s.list.Delete(Listed{g, s})
 		return
 	}
-	sum := group.Summary{Terminated: g.life.Terminated || g.aborted, Gap: group.HasGap(g.acked.rs)}
+	sum := group.Summary{Terminated: g.life.Terminated || g.has(gAborted), Gap: group.HasGap(g.acked.rs)}
 	sum.SetHeld(len(g.pending))
 	// A lookup (ids compare as numbers, compareIDs): groupState keeps no
 	// slot, to stay in its size class (TestGroupStateSize).

@@ -43,8 +43,8 @@ func (s *Sender) acknowledge(now time.Time, m *message) {
 	if m.expiry.After(g.ackedMaxExpiry) {
 		g.ackedMaxExpiry = m.expiry
 	}
-	g.lateChecked = false // a new number to ask about (D13)
-	s.release(m)          // after the ack is recorded: the group stays polled (D13)
+	g.set(gLateChecked, false) // a new number to ask about (D13)
+	s.release(m)               // after the ack is recorded: the group stays polled (D13)
 	g.dirty = true
 	s.joinPoll(now, g)
 	s.emit(now, g, m.number, m.attempts, Acknowledged, ReasonNone, 0, false)
@@ -80,7 +80,7 @@ func (s *Sender) fail(now time.Time, m *message, reason Reason, code faults.Code
 // the abort's outcomes are unhandled (D16; gateway: 409 only while an
 // abort is under way). It reports whether the key is blocked.
 func (s *Sender) beginAbort(g *groupState) bool {
-	g.aborted = true
+	g.set(gAborted, true)
 	g.dirty = true
 	s.touch(g)
 	if g.key != "" && s.keys[g.key] == g {
@@ -153,7 +153,7 @@ func (s *Sender) lateRemoveAt(g *groupState, from time.Time) time.Time {
 		return at
 	}
 	at = latest(at, group.PassDeadline(addClamped(g.ackedMaxExpiry, s.cfg.LateFaultGrace)))
-	if !s.cfg.NoLateFaultPolls && s.lateWatched(g) && !g.lateChecked {
+	if !s.cfg.NoLateFaultPolls && s.lateWatched(g) && !g.has(gLateChecked) {
 		at = latest(at, group.PassDeadline(addClamped(s.lateUntil(g), s.cfg.LateFaultGrace)))
 	}
 	return at
@@ -163,7 +163,7 @@ func (s *Sender) lateRemoveAt(g *groupState, from time.Time) time.Time {
 // ends once its message is settled), then removal (R94). It reschedules the
 // group's timer.
 func (s *Sender) advance(now time.Time, g *groupState) {
-	if g.removed {
+	if g.has(gRemoved) {
 		return
 	}
 	if !g.life.Terminated {
@@ -200,7 +200,7 @@ func (s *Sender) advance(now time.Time, g *groupState) {
 // remove forgets g: its records go with one OpDeleteGeneration; its
 // outcomes stay in the outbox (RoleOutbox).
 func (s *Sender) remove(now time.Time, g *groupState) {
-	g.removed = true
+	g.set(gRemoved, true)
 	s.timers.remove(&g.tm)
 	delete(s.groups, g.seq)
 	s.relist(g)
@@ -247,7 +247,7 @@ func (s *Sender) Abort(now time.Time, groupID string) Ready {
 	now = now.UTC()
 	s.begin()
 	s.runDue(now)
-	if g := s.group(groupID); g != nil && !g.removed {
+	if g := s.group(groupID); g != nil && !g.has(gRemoved) {
 		if g.life.Terminated {
 			if g.acked.empty() {
 				// Acknowledged numbers keep their window (D13).

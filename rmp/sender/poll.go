@@ -43,7 +43,7 @@ func (s *Sender) lateWatched(g *groupState) bool {
 	case s.cfg.acksOnDelivery(g.to):
 		return false
 	}
-	return g.pattern != group.ReplyCallback || g.cbSuspect
+	return g.pattern != group.ReplyCallback || g.has(gCBSuspect)
 }
 
 // lateUntil is when g's acknowledged numbers can no longer be discarded:
@@ -58,7 +58,7 @@ func (s *Sender) lateUntil(g *groupState) time.Time {
 
 // lateOpen says whether a poll at now asks about g's acknowledged numbers.
 func (s *Sender) lateOpen(now time.Time, g *groupState) bool {
-	if !s.lateWatched(g) || g.lateChecked {
+	if !s.lateWatched(g) || g.has(gLateChecked) {
 		return false
 	}
 	end := s.lateUntil(g)
@@ -76,7 +76,7 @@ func pollsPending(g *groupState) bool {
 
 // wantsPoll says whether g belongs in its destination's poll set.
 func (s *Sender) wantsPoll(g *groupState) bool {
-	return !g.removed && (pollsPending(g) || (s.lateWatched(g) && !g.lateChecked))
+	return !g.has(gRemoved) && (pollsPending(g) || (s.lateWatched(g) && !g.has(gLateChecked)))
 }
 
 // joinPoll adds g to its destination's poll set, starting the poll timer
@@ -204,13 +204,13 @@ func (s *Sender) firePoll(now time.Time, d *destState) {
 // closeLate ends g's late-fault window: nothing more to ask (stored, so a
 // recovered Sender does not ask again). A terminated group may go now.
 func (s *Sender) closeLate(now time.Time, g *groupState) {
-	if g.lateChecked || g.acked.empty() {
+	if g.has(gLateChecked) || g.acked.empty() {
 		return
 	}
-	g.lateChecked = true
+	g.set(gLateChecked, true)
 	g.dirty = true
 	s.touch(g)
-	if g.life.Terminated && !g.removed {
+	if g.life.Terminated && !g.has(gRemoved) {
 		g.setRemoveAt(s.lateRemoveAt(g, g.life.TerminatedAt))
 		s.advance(now, g)
 	}
@@ -293,7 +293,7 @@ func (s *Sender) PollResult(now time.Time, id PollID, ok bool) Ready {
 			if g == nil {
 				continue
 			}
-			if ok && s.lateWatched(g) && !g.lateChecked && !d.firedAt.Before(s.lateUntil(g)) {
+			if ok && s.lateWatched(g) && !g.has(gLateChecked) && !d.firedAt.Before(s.lateUntil(g)) {
 				// Asked at or after the window's end and answered: any
 				// fault was in this answer (applied before, Replies).
 				s.closeLate(now, g)

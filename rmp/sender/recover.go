@@ -138,7 +138,7 @@ func (s *Sender) load(k group.Key, v []byte, inst *instanceRec, cur **groupState
 		if err != nil {
 			return err
 		}
-		if !g.flags.AckRequested || (!g.closed && k.Number >= g.next) || (g.closed && k.Number > g.life.Last && !g.singleton) ||
+		if !g.flags.AckRequested || (!g.has(gClosed) && k.Number >= g.next) || (g.has(gClosed) && k.Number > g.life.Last && !g.singleton) ||
 			(g.singleton && k.Number != 0) {
 			return corrupt("outbound message outside its group")
 		}
@@ -152,7 +152,7 @@ func (s *Sender) load(k group.Key, v []byte, inst *instanceRec, cur **groupState
 
 // rebuild restores a loaded group's counters, key and timers.
 func (s *Sender) rebuild(g *groupState) {
-	if g.key != "" && !g.closed && !g.aborted && !g.life.Terminated {
+	if g.key != "" && !g.has(gClosed) && !g.has(gAborted) && !g.life.Terminated {
 		// Two open groups for one key happen when a key moved on before
 		// the old group's termination was applied: the newer one wins.
 		if o := s.keys[g.key]; o == nil || o.seq < g.seq {

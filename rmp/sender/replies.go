@@ -58,7 +58,7 @@ func (s *Sender) RepliesWithResponse(now time.Time, msg MessageRef, response []b
 
 // applyRange applies one reply about numbers from..to of g.
 func (s *Sender) applyRange(now time.Time, g *groupState, from, to uint64, code faults.Code) {
-	if g.removed {
+	if g.has(gRemoved) {
 		return
 	}
 	if code != 0 && !code.Valid() {

@@ -128,7 +128,7 @@ func (s *Sender) Submit(now time.Time, sub Submission) (MessageRef, Ready, error
 	n := g.next
 	last := g.singleton || sub.Last || n == maxNumber // D2: close at the sender's maximum
 	if last {
-		g.closed = true
+		g.set(gClosed, true)
 		g.life.HasLast, g.life.Last = !g.singleton, n
 		if s.keys[g.key] == g {
 			delete(s.keys, g.key)
@@ -290,10 +290,10 @@ func (s *Sender) transmit(now time.Time, m *message) {
 		},
 		Payload: m.payload,
 	})
-	if m.attempts > 0 && g.pattern == group.ReplyCallback && !g.cbSuspect {
+	if m.attempts > 0 && g.pattern == group.ReplyCallback && !g.has(gCBSuspect) {
 		// The callback channel lost or delayed an answer: poll this
 		// group's acknowledged numbers too (poll.go, D13).
-		g.cbSuspect = true
+		g.set(gCBSuspect, true)
 		s.joinPoll(now, g)
 	}
 	m.attempts++

@@ -43,27 +43,49 @@ type groupState struct {
 	pattern group.ReplyPattern
 	// singleton: a group of one message (R06).
 	singleton bool
-	// closed: last="true" was submitted (R12, R34); no new message.
-	closed bool
-	// aborted: stopped by D16, a GroupAborted fault (R28) or an operator.
-	aborted bool
-	// indexed: an OpSetDeadline with a non-zero instant is in effect.
-	indexed bool
 	// bigPending: pending held more than 8 entries since it was made, so
 	// it is not reused once empty (group.MapPool).
 	bigPending bool
-	// lateChecked: a poll sent at or after the late-fault window's end was
-	// answered; acked numbers need no more asking (poll.go, stored).
-	lateChecked bool
-	// cbSuspect: a Callback-pattern message had to be resent, so the
+	// bits holds the group's other yes/no state, one bit each (gClosed…),
+	// which keeps groupState in the 320-byte size class (TestGroupStateSize).
+	bits gbits
+	// dirty (per-input bookkeeping): the group's meta record is written.
+	dirty bool
+}
+
+// gbits are groupState's one-bit fields.
+type gbits uint8
+
+const (
+	// gClosed: last="true" was submitted (R12, R34); no new message.
+	gClosed gbits = 1 << iota
+	// gAborted: stopped by D16, a GroupAborted fault (R28) or an operator.
+	gAborted
+	// gIndexed: an OpSetDeadline with a non-zero instant is in effect.
+	gIndexed
+	// gLateChecked: a poll sent at or after the late-fault window's end
+	// was answered; acked numbers need no more asking (poll.go, stored).
+	gLateChecked
+	// gCBSuspect: a Callback-pattern message had to be resent, so the
 	// callback channel lost or delayed an answer; its acked numbers are
 	// polled for late faults (poll.go, stored).
-	cbSuspect bool
+	gCBSuspect
+	// Per-input bookkeeping: gTouched, the group is in the batch's
+	// touched list; gRemoved, its state goes with this input.
+	gTouched
+	gRemoved
+)
 
-	// Per-input bookkeeping.
-	touched bool
-	dirty   bool
-	removed bool
+// has reports whether every bit of b is set.
+func (g *groupState) has(b gbits) bool { return g.bits&b == b }
+
+// set sets the bits of b when on and clears them otherwise.
+func (g *groupState) set(b gbits, on bool) {
+	if on {
+		g.bits |= b
+	} else {
+		g.bits &^= b
+	}
 }
 
 func (s *Sender) ref(g *groupState, n uint64) MessageRef {

@@ -46,7 +46,7 @@ func (s *Sender) info(g *groupState) GroupInfo {
 func (s *Sender) view(g *groupState) GroupInfo {
 	gi := GroupInfo{
 		GroupID: s.idOf(g), Key: g.key, Singleton: g.singleton, To: g.to, Pending: len(g.pending),
-		Acked: g.acked.rs, Closed: g.closed, Aborted: g.aborted,
+		Acked: g.acked.rs, Closed: g.has(gClosed), Aborted: g.has(gAborted),
 		Terminated: g.life.Terminated, Rule: g.life.Rule, LastActivity: g.life.LastActivity,
 	}
 	if !g.singleton {

@@ -41,7 +41,7 @@ func (s *Sender) wait(m *message) {
 // fillWindow transmits g's waiting messages, lowest first, while the
 // window has room. One already expired is left to its timer (D10).
 func (s *Sender) fillWindow(now time.Time, g *groupState) {
-	if g.extra().waiting == 0 || g.removed {
+	if g.extra().waiting == 0 || g.has(gRemoved) {
 		return
 	}
 	x := g.x
