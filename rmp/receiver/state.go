@@ -88,7 +88,7 @@ type gstate struct {
 
 // gbits packs four of gstate's flags into a byte, so that gstate stays in
 // the 352-byte size class (TestGroupStateSize).
-type gbits uint8
+type gbits = group.Bits
 
 const (
 	// plainZeroBit: number 0 arrived without timing attributes, so the
@@ -101,16 +101,10 @@ const (
 )
 
 // has reports whether every flag of b is set.
-func (g *gstate) has(b gbits) bool { return g.bits&b == b }
+func (g *gstate) has(b gbits) bool { return g.bits.Has(b) }
 
 // mark sets or clears the flags of b.
-func (g *gstate) mark(b gbits, on bool) {
-	if on {
-		g.bits |= b
-	} else {
-		g.bits &^= b
-	}
-}
+func (g *gstate) mark(b gbits, on bool) { g.bits.Set(b, on) }
 
 func (g *gstate) ordered() bool { return g.flags.MessageOrder && !g.singleton }
 

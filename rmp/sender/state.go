@@ -54,7 +54,7 @@ type groupState struct {
 }
 
 // gbits are groupState's one-bit fields.
-type gbits uint8
+type gbits = group.Bits
 
 const (
 	// gClosed: last="true" was submitted (R12, R34); no new message.
@@ -77,16 +77,10 @@ const (
 )
 
 // has reports whether every bit of b is set.
-func (g *groupState) has(b gbits) bool { return g.bits&b == b }
+func (g *groupState) has(b gbits) bool { return g.bits.Has(b) }
 
 // set sets the bits of b when on and clears them otherwise.
-func (g *groupState) set(b gbits, on bool) {
-	if on {
-		g.bits |= b
-	} else {
-		g.bits &^= b
-	}
-}
+func (g *groupState) set(b gbits, on bool) { g.bits.Set(b, on) }
 
 func (s *Sender) ref(g *groupState, n uint64) MessageRef {
 	return MessageRef{GroupID: s.idOf(g), Number: n, Singleton: g.singleton}
