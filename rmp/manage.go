@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/admin"
-	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 )
@@ -61,9 +60,9 @@ func (a engineAdmin) SendingPending(groupID string, limit int) ([]sender.Pending
 
 func (a engineAdmin) Destinations() []sender.DestinationInfo { return a.e.send.Destinations() }
 
-func (a engineAdmin) ReceivingListing() *group.Listing[receiver.Listed] { return a.e.recv.Listing() }
+func (a engineAdmin) ReceivingListing() *receiver.Listing { return a.e.recv.Listing() }
 
-func (a engineAdmin) SendingListing() *group.Listing[sender.Listed] { return a.e.send.Listing() }
+func (a engineAdmin) SendingListing() *sender.Listing { return a.e.send.Listing() }
 
 func (a engineAdmin) ReceiverStats() receiver.Stats { return a.e.recv.Stats() }
 

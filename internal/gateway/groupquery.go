@@ -181,7 +181,7 @@ type candidate[T listed] struct {
 }
 
 // collect adds the rows of one side's Listing.
-func collect[T listed](s *selection, l *group.Listing[T], role group.Role, view func(T) admin.GroupView) {
+func collect[E any, T listed](s *selection, l *group.Listing[E, T], role group.Role, view func(T) admin.GroupView) {
 	q := s.q
 	if l == nil || l.Len() == 0 {
 		return

@@ -11,7 +11,6 @@ package admin
 import (
 	"time"
 
-	"github.com/wsrkit/wsrkit/rmp/group"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 )
@@ -48,8 +47,8 @@ type Engine interface {
 	// only the groups it shows (gateway GET /v1/groups, #21). They are
 	// valid only during the call and must not be modified; ListedView
 	// reads one of their groups.
-	ReceivingListing() *group.Listing[receiver.Listed]
-	SendingListing() *group.Listing[sender.Listed]
+	ReceivingListing() *receiver.Listing
+	SendingListing() *sender.Listing
 	// ReceiverStats returns the receiving RMP's counts (held messages,
 	// groups).
 	ReceiverStats() receiver.Stats

@@ -42,8 +42,8 @@ func (f *fake) SendingMessage(sender.MessageRef) (sender.MessageInfo, bool) {
 }
 
 // The listings are an engine's own index (rmp tests them with the engine).
-func (f *fake) ReceivingListing() *group.Listing[receiver.Listed]      { return nil }
-func (f *fake) SendingListing() *group.Listing[sender.Listed]          { return nil }
+func (f *fake) ReceivingListing() *receiver.Listing                    { return nil }
+func (f *fake) SendingListing() *sender.Listing                        { return nil }
 func (f *fake) SendingPending(string, int) ([]sender.PendingInfo, int) { return nil, 0 }
 func (f *fake) Destinations() []sender.DestinationInfo                 { return nil }
 func (f *fake) ReceiverStats() receiver.Stats                          { return receiver.Stats{} }

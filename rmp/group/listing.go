@@ -44,14 +44,14 @@ type ListEntry[T any] struct {
 // block is a run of the Listing's groups: refs sorted, slots[i] the slot
 // of refs[i]'s summary. Two slices rather than one of pairs: a pointer
 // and a slot pair would take 16 bytes, these 12.
-type block[T any] struct {
-	refs  []T
+type block[E any] struct {
+	refs  []E
 	slots []int32
 }
 
-func (b *block[T]) len() int { return len(b.refs) }
+func (b *block[E]) len() int { return len(b.refs) }
 
-func (b *block[T]) last() T { return b.refs[len(b.refs)-1] }
+func (b *block[E]) last() E { return b.refs[len(b.refs)-1] }
 
 // Listing is an ordered index of groups, each with its Summary. The order
 // is held in sorted blocks of at most listBlock groups, so that adding or
@@ -60,11 +60,16 @@ func (b *block[T]) last() T { return b.refs[len(b.refs)-1] }
 // + page)). The summaries live in slots of their own, so that the owner,
 // keeping a group's slot, updates its summary at once (every message
 // changes one) without a lookup.
-type Listing[T any] struct {
-	cmp func(a, b T) int
+//
+// It keeps each group as an E and shows it to its readers as the T that
+// view makes of it, so that an entry need not hold what every entry
+// shares (the sender's: its Sender, 8 bytes a group).
+type Listing[E, T any] struct {
+	cmp  func(a, b E) int
+	view func(E) T
 	// blocks are sorted by cmp, each non-empty, every entry of one before
 	// every entry of the next.
-	blocks []block[T]
+	blocks []block[E]
 	n      int
 	// sums[slot] is a summary; slot 0 is never used, free lists the
 	// slots of deleted groups.
@@ -77,23 +82,29 @@ type Listing[T any] struct {
 const listBlock = 256
 
 // NewListing returns an empty Listing ordered by cmp, which must be a
-// total order on the groups it will hold.
-func NewListing[T any](cmp func(a, b T) int) *Listing[T] {
-	return &Listing[T]{cmp: cmp, sums: make([]Summary, 1)}
+// total order on the groups it will hold, that shows them as they are.
+func NewListing[T any](cmp func(a, b T) int) *Listing[T, T] {
+	return NewListingView(cmp, func(t T) T { return t })
+}
+
+// NewListingView returns an empty Listing ordered by cmp that shows each
+// group as view makes it.
+func NewListingView[E, T any](cmp func(a, b E) int, view func(E) T) *Listing[E, T] {
+	return &Listing[E, T]{cmp: cmp, view: view, sums: make([]Summary, 1)}
 }
 
 // Len returns the number of groups.
-func (l *Listing[T]) Len() int { return l.n }
+func (l *Listing[E, T]) Len() int { return l.n }
 
 // find returns the block and the index within it of the first entry not
 // below the target, and whether that entry is the target: the target is
 // ref, or when at is not nil the one at places (at(e) is the order of e
 // against it). Plain loops: a closure over ref would cost an allocation
 // per lookup.
-func (l *Listing[T]) find(ref T, at func(T) int) (b, i int, found bool) {
-	order := func(e T) int {
+func (l *Listing[E, T]) find(ref E, at func(T) int) (b, i int, found bool) {
+	order := func(e E) int {
 		if at != nil {
-			return at(e)
+			return at(l.view(e))
 		}
 		return l.cmp(e, ref)
 	}
@@ -135,7 +146,7 @@ func insertAt[E any](s []E, i int, v E) []E {
 
 // Add adds ref with s and returns the slot of its summary (never 0) for
 // Update; for a ref it holds already, it updates the summary.
-func (l *Listing[T]) Add(ref T, s Summary) int32 {
+func (l *Listing[E, T]) Add(ref E, s Summary) int32 {
 	b, i, found := l.find(ref, nil)
 	if found { // held already: the same slot
 		slot := l.blocks[b].slots[i]
@@ -153,7 +164,7 @@ func (l *Listing[T]) Add(ref T, s Summary) int32 {
 	l.n++
 	switch {
 	case len(l.blocks) == 0:
-		l.blocks = append(l.blocks, block[T]{refs: []T{ref}, slots: []int32{slot}})
+		l.blocks = append(l.blocks, block[E]{refs: []E{ref}, slots: []int32{slot}})
 		return slot
 	case b == len(l.blocks): // after every entry: the end of the last block
 		b--
@@ -162,13 +173,13 @@ func (l *Listing[T]) Add(ref T, s Summary) int32 {
 	if blk := &l.blocks[b]; blk.len() == listBlock {
 		if b == len(l.blocks)-1 && i == listBlock {
 			// Ids that only grow fill block after block.
-			l.blocks = append(l.blocks, block[T]{refs: []T{ref}, slots: []int32{slot}})
+			l.blocks = append(l.blocks, block[E]{refs: []E{ref}, slots: []int32{slot}})
 			return slot
 		}
 		// Split the full block in two halves, each its own size.
 		half := listBlock / 2
-		hi := block[T]{refs: slices.Clone(blk.refs[half:]), slots: slices.Clone(blk.slots[half:])}
-		*blk = block[T]{refs: slices.Clone(blk.refs[:half]), slots: slices.Clone(blk.slots[:half])}
+		hi := block[E]{refs: slices.Clone(blk.refs[half:]), slots: slices.Clone(blk.slots[half:])}
+		*blk = block[E]{refs: slices.Clone(blk.refs[:half]), slots: slices.Clone(blk.slots[:half])}
 		l.blocks = slices.Insert(l.blocks, b+1, hi)
 		if i > half {
 			b, i = b+1, i-half
@@ -180,10 +191,10 @@ func (l *Listing[T]) Add(ref T, s Summary) int32 {
 }
 
 // Update sets the summary in slot, which Add returned.
-func (l *Listing[T]) Update(slot int32, s Summary) { l.sums[slot] = s }
+func (l *Listing[E, T]) Update(slot int32, s Summary) { l.sums[slot] = s }
 
 // Delete removes the entry equal to ref; it reports whether there was one.
-func (l *Listing[T]) Delete(ref T) bool {
+func (l *Listing[E, T]) Delete(ref E) bool {
 	b, i, found := l.find(ref, nil)
 	if !found {
 		return false
@@ -210,7 +221,7 @@ func (l *Listing[T]) Delete(ref T) bool {
 }
 
 // merge appends block b+1 to block b.
-func (l *Listing[T]) merge(b int) {
+func (l *Listing[E, T]) merge(b int) {
 	blk, next := &l.blocks[b], l.blocks[b+1]
 	blk.refs, blk.slots = append(blk.refs, next.refs...), append(blk.slots, next.slots...)
 	l.blocks = slices.Delete(l.blocks, b+1, b+2)
@@ -218,8 +229,8 @@ func (l *Listing[T]) merge(b int) {
 
 // Rank returns the number of entries at or before the target that at
 // places: at(ref) is the order of ref against it (cmp's sign).
-func (l *Listing[T]) Rank(at func(T) int) int {
-	var none T
+func (l *Listing[E, T]) Rank(at func(T) int) int {
+	var none E
 	b, i, found := l.find(none, at)
 	if found {
 		i++
@@ -232,7 +243,7 @@ func (l *Listing[T]) Rank(at func(T) int) int {
 
 // All yields the entries from position from on, in order, with their
 // positions. The Listing must not change during the iteration.
-func (l *Listing[T]) All(from int) iter.Seq2[int, ListEntry[T]] {
+func (l *Listing[E, T]) All(from int) iter.Seq2[int, ListEntry[T]] {
 	return func(yield func(int, ListEntry[T]) bool) {
 		pos := 0
 		for k := range l.blocks {
@@ -242,7 +253,7 @@ func (l *Listing[T]) All(from int) iter.Seq2[int, ListEntry[T]] {
 				continue
 			}
 			for i := max(from-pos, 0); i < blk.len(); i++ {
-				if !yield(pos+i, ListEntry[T]{Ref: blk.refs[i], Sum: &l.sums[blk.slots[i]]}) {
+				if !yield(pos+i, ListEntry[T]{Ref: l.view(blk.refs[i]), Sum: &l.sums[blk.slots[i]]}) {
 					return
 				}
 			}

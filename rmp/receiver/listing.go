@@ -7,6 +7,9 @@ import (
 	"github.com/wsrkit/wsrkit/rmp/group"
 )
 
+// Listing is the Receiver's index of its groups, each kept as its Listed.
+type Listing = group.Listing[Listed, Listed]
+
 // Listed is a listed group generation of the Receiver's Listing.
 type Listed struct{ g *gstate }
 
@@ -50,7 +53,7 @@ func compareListed(a, b Listed) int { return a.Compare(b.g.id.GroupID, b.g.id.Ge
 // the order of GroupID then Generation, each with its Summary (gateway GET
 // /v1/groups, #21). It is kept as the groups change: read it between
 // calls and do not modify it.
-func (r *Receiver) Listing() *group.Listing[Listed] { return r.list }
+func (r *Receiver) Listing() *Listing { return r.list }
 
 // relist brings g's entry in the Listing up to date: every change of a
 // group that a Summary shows goes through finish (or Recover), which

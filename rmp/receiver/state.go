@@ -174,7 +174,7 @@ type Receiver struct {
 	carryAt time.Time
 	out     outbox
 	// list indexes the listed generations for pages of groups (listing.go).
-	list *group.Listing[Listed]
+	list *Listing
 
 	// Per-call buffers, reused; a Ready is valid until the next call.
 	rd Ready

@@ -66,7 +66,7 @@ type Sender struct {
 	// for the next input to transmit (window.go).
 	refill []*groupState
 	// list indexes the groups in state for pages of groups (listing.go).
-	list *group.Listing[Listed]
+	list *Listing
 
 	b batch
 }
@@ -88,7 +88,7 @@ func New(cfg Config) (*Sender, error) {
 		pollKeys:    make(map[uint64]*destState),
 	}
 	s.timers.inst = cfg.InstanceID
-	s.list = group.NewListing(compareListed)
+	s.list = s.newListing()
 	return s, nil
 }
 
