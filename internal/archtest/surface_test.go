@@ -144,25 +144,8 @@ func (s *surface) addFile(f *ast.File) {
 func surfaces(t *testing.T) map[string]surface {
 	t.Helper()
 	root := filepath.Join("..", "..")
-	fset := token.NewFileSet()
 	out := map[string]surface{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	eachSourceFile(t, root, false, func(_ *token.FileSet, path string, f *ast.File) error {
 		if f.Name.Name == "main" {
 			return nil
 		}
@@ -175,10 +158,37 @@ func surfaces(t *testing.T) map[string]surface {
 		out[filepath.ToSlash(dir)] = s
 		return nil
 	})
+	return out
+}
+
+// eachSourceFile parses every non-test Go file under root, outside hidden
+// folders and testdata (and internal ones too when skipInternal), and
+// hands it to fn; a walk, parse or fn error fails the test.
+func eachSourceFile(t *testing.T, root string, skipInternal bool, fn func(fset *token.FileSet, path string, f *ast.File) error) {
+	t.Helper()
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata" || skipInternal && name == "internal") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		return fn(fset, path, f)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
 }
 
 // TestSurface prints each package's exported identifiers (run it with -v)
@@ -214,34 +224,14 @@ func TestSurface(t *testing.T) {
 // anything else a caller could reassign is a function or a constant (#20).
 func TestNoExportedMutableVariables(t *testing.T) {
 	root := filepath.Join("..", "..")
-	fset := token.NewFileSet()
 	checked := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "internal") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	eachSourceFile(t, root, true, func(fset *token.FileSet, _ string, f *ast.File) error {
 		checked++
 		for _, v := range mutableExports(f) {
 			t.Errorf("%s: exported variable %s: make it a function, a constant or unexported", fset.Position(v.Pos()), v.Name)
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if checked == 0 {
 		t.Fatal("no files checked")
 	}
