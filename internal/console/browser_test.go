@@ -94,7 +94,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	require.Equal(t, 202, postJSON(t, a.URL()+"/v1/messages", map[string]any{"to": deadURL(t), "ack": true, "expiresIn": "1s", "body": "<o/>"}, &dead))
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
-		chromedp.WindowSize(1280, 800), chromedp.UserDataDir(t.TempDir()), chromedp.Flag("disable-gpu", true))
+		chromedp.WindowSize(1280, 800), chromedp.UserDataDir(profileDir(t)), chromedp.Flag("disable-gpu", true))
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelA()
 	ctx, cancel := chromedp.NewContext(actx)
@@ -202,4 +202,24 @@ func TestConsoleInBrowser(t *testing.T) {
 		return swapped.Load()
 	}, 20*time.Second, 200*time.Millisecond, "the page refreshes itself")
 	require.Contains(t, later, "Updated")
+}
+
+// profileDir is a Chromium user-data folder removed after the test. Not
+// t.TempDir: Chromium's helper processes may still write into the profile
+// for a moment after the browser is cancelled, and TempDir's one RemoveAll
+// then fails the test ("directory not empty", seen once in CI). The
+// removal is retried for a while, and a folder left behind is only logged.
+func profileDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "wsrkit-console-chromium-")
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		for range 50 {
+			if err = os.RemoveAll(dir); err == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("chromium profile %s left behind: %v", dir, err)
+	})
+	return dir
 }
