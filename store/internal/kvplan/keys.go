@@ -145,7 +145,10 @@ func AppendGenerationPrefix(dst []byte, role group.Role, id group.ID) []byte {
 // DeadlineKey returns the deadline-index key of generation id of role at
 // instant u (an EncodeInstant value).
 func DeadlineKey(u uint64, role group.Role, id group.ID) []byte {
-	dst := make([]byte, 0, 20+len(id.GroupID))
+	return appendDeadlineKey(make([]byte, 0, 20+len(id.GroupID)), u, role, id)
+}
+
+func appendDeadlineKey(dst []byte, u uint64, role group.Role, id group.ID) []byte {
 	dst = append(dst, tagDeadline)
 	dst = binary.BigEndian.AppendUint64(dst, u)
 	dst = append(dst, byte(role))
@@ -173,7 +176,10 @@ func DecodeDeadlineKey(b []byte) (store.Deadline, error) {
 // id of role; its value is the generation's deadline as 8 big-endian bytes of
 // EncodeInstant.
 func DeadlineRevKey(role group.Role, id group.ID) []byte {
-	dst := make([]byte, 0, 12+len(id.GroupID))
+	return appendDeadlineRevKey(make([]byte, 0, 12+len(id.GroupID)), role, id)
+}
+
+func appendDeadlineRevKey(dst []byte, role group.Role, id group.ID) []byte {
 	dst = append(dst, tagDeadlineRev, byte(role))
 	dst = appendGID(dst, id.GroupID)
 	return binary.BigEndian.AppendUint64(dst, id.Generation)

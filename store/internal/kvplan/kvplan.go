@@ -40,8 +40,9 @@ import (
 // Reader returns the current engine value of key; ok is false when absent.
 type Reader func(key []byte) (value []byte, ok bool, err error)
 
-// Writer receives a batch's engine operations in order. Implementations
-// copy what they keep.
+// Writer receives a batch's engine operations in order. Its arguments are
+// valid only during the call (Translate reuses one key buffer for all of a
+// batch's keys): implementations copy what they keep.
 type Writer interface {
 	Set(key, value []byte) error
 	Delete(key []byte) error
@@ -94,9 +95,11 @@ func translate(batch []group.Mutation, lim store.Limits, read Reader, w Writer) 
 		var err error
 		switch m.Op {
 		case group.OpPut:
-			err = w.Set(EncodeKey(k), m.Value)
+			t.key = appendKey(t.key[:0], k)
+			err = w.Set(t.key, m.Value)
 		case group.OpDelete:
-			err = w.Delete(EncodeKey(k))
+			t.key = appendKey(t.key[:0], k)
+			err = w.Delete(t.key)
 		case group.OpDeleteGeneration:
 			// One range deletion for the whole generation (peers.md D.2:
 			// many small range deletions hurt iteration).
@@ -133,6 +136,10 @@ type translator struct {
 	// batch, keyed by reverse-entry key; order: its keys, first read first.
 	overlay map[string]deadline
 	order   []string
+	// key, rev and at are scratch buffers for the keys and the value
+	// handed to w, which copies what it keeps (Writer).
+	key, rev []byte
+	at       [8]byte
 }
 
 // current returns the deadline of rev, reading it once per batch.
@@ -163,7 +170,8 @@ func (t *translator) current(rev []byte) (deadline, error) {
 // setDeadline replaces the deadline of generation id with d, deleting the
 // old index key so the index never holds a stale entry.
 func (t *translator) setDeadline(role group.Role, id group.ID, d deadline) error {
-	rev := DeadlineRevKey(role, id)
+	t.rev = appendDeadlineRevKey(t.rev[:0], role, id)
+	rev := t.rev
 	old, err := t.current(rev)
 	if err != nil {
 		return err
@@ -173,17 +181,20 @@ func (t *translator) setDeadline(role group.Role, id group.ID, d deadline) error
 	}
 	t.overlay[string(rev)] = d // present: current recorded it
 	if old.has {
-		if err := t.w.Delete(DeadlineKey(old.u, role, id)); err != nil {
+		t.key = appendDeadlineKey(t.key[:0], old.u, role, id)
+		if err := t.w.Delete(t.key); err != nil {
 			return err
 		}
 	}
 	if !d.has {
 		return t.w.Delete(rev)
 	}
-	if err := t.w.Set(DeadlineKey(d.u, role, id), nil); err != nil {
+	t.key = appendDeadlineKey(t.key[:0], d.u, role, id)
+	if err := t.w.Set(t.key, nil); err != nil {
 		return err
 	}
-	return t.w.Set(rev, binary.BigEndian.AppendUint64(nil, d.u))
+	binary.BigEndian.PutUint64(t.at[:], d.u)
+	return t.w.Set(rev, t.at[:])
 }
 
 // LockKeys returns, sorted and without repeats, the reverse-entry keys of the
