@@ -422,6 +422,15 @@ type pollCounter struct {
 
 var pollRequestTag = []byte("PollRequest")
 
+// MaxPerDestination forwards the wrapped transport's limit
+// (outbound.DestinationLimit), as a production wrapper does.
+func (c *pollCounter) MaxPerDestination() int {
+	if l, ok := c.next.(outbound.DestinationLimit); ok {
+		return l.MaxPerDestination()
+	}
+	return 0
+}
+
 func (c *pollCounter) Do(ctx context.Context, p outbound.Post) (outbound.PostResult, error) {
 	res, err := c.next.Do(ctx, p)
 	if bytes.Contains(p.Body, pollRequestTag) {

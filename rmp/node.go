@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wsrkit/wsrkit/rmp/clock"
+	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/store"
@@ -55,6 +56,7 @@ type Node struct {
 	notifyQ  chan sender.Outcome
 	workerWG sync.WaitGroup
 	sendWG   sync.WaitGroup
+	sends    sendQueue       // POSTs beyond the transport's limit per destination
 	ctx      context.Context // the workers'; cancelled by Close
 	cancel   context.CancelFunc
 	noAck    noAckWarnings // the groups whose missing acks were logged
@@ -85,6 +87,9 @@ func Open(cfg NodeConfig) (*Node, error) {
 		awaiting: map[receiver.DeliveryRef][]*awaitingAnswer{},
 		handing:  map[receiver.DeliveryRef]int{},
 		notifyQ:  make(chan sender.Outcome, 1024),
+	}
+	if l, ok := cfg.Transport.(outbound.DestinationLimit); ok {
+		n.sends.limit = l.MaxPerDestination()
 	}
 	n.commit = (&committer{
 		st: cfg.Store, limits: lim, busy: &n.busy, release: n.release, stop: n.fail,

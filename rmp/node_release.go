@@ -41,7 +41,9 @@ func (n *Node) release(rd *Ready) {
 	for _, o := range rd.Sends {
 		n.sendWG.Add(1)
 		n.busy.Add(1)
-		go n.send(o)
+		if n.sends.add(o) {
+			go n.sendFrom(o)
+		}
 	}
 	for i := 0; i < len(rd.Deliver); {
 		run := deliveryRun{first: rd.Deliver[i]}
@@ -84,8 +86,15 @@ func (n *Node) failAnswers(err error) {
 	}
 }
 
-// send makes one POST on its own goroutine and posts the result back
-// (rule 4).
+// sendFrom sends o and then the POSTs queued behind it for its
+// destination (sendQueue).
+func (n *Node) sendFrom(o Outbound) {
+	for ok := true; ok; o, ok = n.sends.next(o.Post.URL) {
+		n.send(o)
+	}
+}
+
+// send makes one POST, off the loop, and posts the result back (rule 4).
 func (n *Node) send(o Outbound) {
 	defer n.sendWG.Done()
 	defer n.busy.Add(-1) // after the result is posted: the ack is work to come

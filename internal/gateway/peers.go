@@ -41,6 +41,16 @@ func newPeerTracker(t outbound.Transport, now func() time.Time) *peerTracker {
 	return &peerTracker{Transport: t, now: now, by: map[string]*peerSeen{}}
 }
 
+// MaxPerDestination forwards the wrapped transport's limit, so that the
+// Node queues the POSTs beyond it (outbound.DestinationLimit); 0 when it
+// has none.
+func (p *peerTracker) MaxPerDestination() int {
+	if l, ok := p.Transport.(outbound.DestinationLimit); ok {
+		return l.MaxPerDestination()
+	}
+	return 0
+}
+
 func (p *peerTracker) Do(ctx context.Context, post outbound.Post) (outbound.PostResult, error) {
 	res, err := p.Transport.Do(ctx, post)
 	if errors.Is(err, context.Canceled) {

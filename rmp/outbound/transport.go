@@ -100,6 +100,17 @@ type Transport interface {
 	Do(ctx context.Context, p Post) (PostResult, error)
 }
 
+// DestinationLimit is implemented by a Transport that makes at most
+// MaxPerDestination exchanges at once per scheme+host (Origin), the others
+// waiting: an rmp.Node then queues the POSTs beyond it itself rather than
+// park a goroutine on each (#22). A wrapping Transport forwards it.
+type DestinationLimit interface {
+	MaxPerDestination() int
+}
+
+// MaxPerDestination is Config.MaxPerDestination (DestinationLimit).
+func (t *HTTPTransport) MaxPerDestination() int { return t.cfg.MaxPerDestination }
+
 // HTTPTransport is a Transport over net/http with keep-alive connection
 // reuse, a timeout per exchange and a concurrency limit per destination.
 type HTTPTransport struct {
