@@ -15,16 +15,12 @@ import (
 )
 
 // addReceiver takes a receiver Ready into the accumulated one. The
-// receiver's slices are valid only until its next call, so what is kept is
-// copied (delivery payloads excepted: they outlive it); replies are
-// rendered to bytes at once.
+// receiver's slices are valid only until its next call, so their elements
+// are copied out; the bytes they point to are kept as they are (Persist
+// values are never written again, delivery payloads outlive the call);
+// replies are rendered to bytes at once.
 func (e *Engine) addReceiver(rd receiver.Ready) {
-	for _, m := range rd.Persist {
-		if m.Value != nil {
-			m.Value = append([]byte(nil), m.Value...)
-		}
-		e.rd.Persist = append(e.rd.Persist, m)
-	}
+	e.rd.Persist = append(e.rd.Persist, rd.Persist...)
 	// The payloads are immutable and outlive the call (receiver.Delivery).
 	e.rd.Deliver = append(e.rd.Deliver, rd.Deliver...)
 	for _, cb := range rd.Callbacks {
@@ -55,8 +51,11 @@ func (e *Engine) recvLater(id receiver.CallbackRef) {
 }
 
 // addSender takes a sender Ready into the accumulated one, rendering each
-// transmission and PollRequest as a POST.
+// transmission and PollRequest as a POST. It copies rd's elements out
+// (the bytes they hold are never written again) and hands rd's slices
+// back to the sender for its next Ready.
 func (e *Engine) addSender(rd sender.Ready) {
+	defer e.send.Recycle(rd)
 	e.rd.Persist = append(e.rd.Persist, rd.Persist...)
 	for _, t := range rd.Send {
 		if t.Attempt > 0 {

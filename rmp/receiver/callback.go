@@ -117,9 +117,7 @@ func (r *Receiver) callbackUntil(url string, it replyItem, until time.Time) {
 	e := &cbEntry{seq: r.out.nextSeq, url: url, groupID: it.groupID, sequence: it.sequence,
 		from: it.from, to: it.to, code: it.code, until: until}
 	r.out.nextSeq++
-	start := len(r.arena)
-	r.arena = encodeEntry(r.arena, e)
-	r.put(outboxKey(e.seq), r.arena[start:])
+	r.put(outboxKey(e.seq), r.arena.Keep(encodeEntry(r.arena.Buf(64+len(e.url)+len(e.groupID)), e)))
 	r.out.enqueue(e)
 }
 

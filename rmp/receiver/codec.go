@@ -45,6 +45,16 @@ func end(d *group.RecordDecoder) error {
 	return nil
 }
 
+// metaSize is about the size of g's Meta record: flags, instants and
+// counters take well under 96 bytes beside the strings.
+func metaSize(g *gstate) int {
+	n := 96 + len(g.replyURL())
+	if g.peer != nil {
+		n += len(g.peer.name)
+	}
+	return n
+}
+
 // Meta record (KindMeta): everything of a group generation but its numbers.
 func encodeMeta(b []byte, g *gstate) []byte {
 	e := newEnc(b)

@@ -171,9 +171,7 @@ func (r *Receiver) Respond(now time.Time, ref DeliveryRef, body []byte) Ready {
 		return r.finish(now)
 	}
 	g.putResponse(n, body)
-	start := len(r.arena)
-	r.arena = encodeBody(r.arena, body)
-	r.put(r.key(g, group.KindResponse, n), r.arena[start:])
+	r.put(r.key(g, group.KindResponse, n), r.arena.Keep(encodeBody(r.arena.Buf(16+len(body)), body)))
 	return r.finish(now)
 }
 

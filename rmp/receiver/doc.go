@@ -8,8 +8,10 @@
 //
 // # Applying a Ready
 //
-// Every method returns a Ready. Its slices and byte values belong to the
-// Receiver and stay valid only until the next call; copy what you keep.
+// Every method returns a Ready. Its slices belong to the Receiver and stay
+// valid only until the next call; copy what you keep. The byte values of
+// Persist are never written again (group.Arena): they may be kept as they
+// are.
 // The caller applies a Ready in this order:
 //
 //  1. Apply Persist atomically and durably (one batch, fsynced). Every ack,

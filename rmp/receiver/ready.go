@@ -14,7 +14,6 @@ func (r *Receiver) begin() {
 	r.rd.Callbacks = r.rd.Callbacks[:0]
 	r.rd.Events = r.rd.Events[:0]
 	r.rd.Reply, r.rd.Response, r.rd.PollAnswer, r.rd.SOAPFault = nil, nil, nil, nil
-	r.arena = r.arena[:0]
 	r.reply.reset()
 }
 
@@ -28,9 +27,7 @@ func (r *Receiver) finish(now time.Time) Ready {
 		}
 		if g.has(metaDirtyBit) {
 			g.mark(metaDirtyBit, false)
-			start := len(r.arena)
-			r.arena = encodeMeta(r.arena, g)
-			r.put(r.key(g, group.KindMeta, 0), r.arena[start:])
+			r.put(r.key(g, group.KindMeta, 0), r.arena.Keep(encodeMeta(r.arena.Buf(metaSize(g)), g)))
 		}
 		stored := indexedDeadline(g) // what the store indexes (gstate.deadline)
 		r.schedule(g)
@@ -85,20 +82,14 @@ func (r *Receiver) numEvent(k EventKind, g *gstate, n uint64, code faults.Code, 
 
 // putMsg stores a held or pending message record.
 func (r *Receiver) putMsg(g *gstate, k group.Kind, n uint64, expiry time.Time, c content) {
-	start := len(r.arena)
-	r.arena = encodeMsg(r.arena, expiry, c)
-	r.put(r.key(g, k, n), r.arena[start:])
+	r.put(r.key(g, k, n), r.arena.Keep(encodeMsg(r.arena.Buf(32+len(c.payload)+len(c.action)), expiry, c)))
 }
 
 // putFault records n's fault status.
 func (r *Receiver) putFault(g *gstate, n uint64, f faultRec) {
-	start := len(r.arena)
-	r.arena = encodeFault(r.arena, f)
-	r.put(r.key(g, group.KindReply, n), r.arena[start:])
+	r.put(r.key(g, group.KindReply, n), r.arena.Keep(encodeFault(r.arena.Buf(16), f)))
 }
 
 func (r *Receiver) putSeg(g *gstate, s group.Range) {
-	start := len(r.arena)
-	r.arena = encodeSeg(r.arena, s.To)
-	r.put(r.key(g, group.KindReceived, s.From), r.arena[start:])
+	r.put(r.key(g, group.KindReceived, s.From), r.arena.Keep(encodeSeg(r.arena.Buf(16), s.To)))
 }

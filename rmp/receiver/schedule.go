@@ -30,12 +30,10 @@ const kindHandoffRetry = group.KindOutbound
 
 // putHandoffRetry stores the retry state of pending n of g.
 func (r *Receiver) putHandoffRetry(g *gstate, n uint64, d *delivery) {
-	start := len(r.arena)
-	e := newEnc(r.arena)
+	e := newEnc(r.arena.Buf(32))
 	e.Uvarint(uint64(d.attempts))
 	e.Time(d.retryAt)
-	r.arena = e.Encoded()
-	r.put(r.key(g, kindHandoffRetry, n), r.arena[start:])
+	r.put(r.key(g, kindHandoffRetry, n), r.arena.Keep(e.Encoded()))
 	d.retryStored = true
 }
 
@@ -70,13 +68,11 @@ func (r *Receiver) putURLState(u string, c *cbURL) {
 		c.key = r.out.nextSeq
 		r.out.nextSeq++
 	}
-	start := len(r.arena)
-	e := newEnc(r.arena)
+	e := newEnc(r.arena.Buf(32 + len(u)))
 	e.Str(u)
 	e.Uvarint(uint64(c.attempts))
 	e.Time(c.retryAt)
-	r.arena = e.Encoded()
-	r.put(urlKey(c.key), r.arena[start:])
+	r.put(urlKey(c.key), r.arena.Keep(e.Encoded()))
 }
 
 // dropURLState deletes u's back-off record, if any.

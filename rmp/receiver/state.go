@@ -180,10 +180,12 @@ type Receiver struct {
 	rd Ready
 	// pendFree keeps emptied pending maps for reuse (pending.go).
 	pendFree group.MapPool[delivery]
-	arena    []byte
-	touched  []*gstate
-	reply    replyBuilder
-	replyV   Reply
+	// arena holds the values of Persist, which are never written again
+	// (the driver keeps them without a copy).
+	arena   group.Arena
+	touched []*gstate
+	reply   replyBuilder
+	replyV  Reply
 }
 
 // New returns an empty Receiver.

@@ -38,8 +38,70 @@ func (b *batch) cost() int {
 	return 2*(len(b.deletedMsgs)+len(b.dirtyMsgs)) + 4*len(b.touched) + len(b.outboxPuts) + len(b.outboxDeletes)
 }
 
+// begin starts a batch, its Ready in the slices handed back by Recycle,
+// if any.
 func (s *Sender) begin() {
-	s.b = batch{}
+	s.clearBatch()
+	s.b.rd, s.spare = s.spare, Ready{}
+}
+
+// clearBatch empties the batch, keeping its scratch slices for the next
+// one (#22): emptied, so that they keep nothing alive.
+func (s *Sender) clearBatch() {
+	b := &s.b
+	*b = batch{
+		touched:       reuse(b.touched),
+		dirtyMsgs:     reuse(b.dirtyMsgs),
+		deletedMsgs:   reuse(b.deletedMsgs),
+		removed:       reuse(b.removed),
+		outboxPuts:    reuse(b.outboxPuts),
+		outboxDeletes: reuse(b.outboxDeletes),
+		dirtyDests:    reuse(b.dirtyDests),
+		ackedBefore:   reuseRuns(b.ackedBefore),
+	}
+}
+
+// Scratch kept for the next batch is bounded: after a large input its
+// slices go, so that they do not stay big.
+const (
+	maxReused     = 1024 // elements of a slice
+	maxReusedRuns = 16   // runs of an acked-runs snapshot
+)
+
+// reuse returns x emptied, or nil when it grew large. Its elements past
+// its length are zero: every truncation goes through reuse.
+func reuse[T any](x []T) []T {
+	if cap(x) > maxReused {
+		return nil
+	}
+	clear(x)
+	return x[:0]
+}
+
+// reuseRuns empties the acked-run snapshots; noteAckedChange reuses the
+// arrays of their small ones.
+func reuseRuns(x []runSet) []runSet {
+	if cap(x) > maxReused {
+		return nil
+	}
+	for i := range x {
+		if cap(x[i].rs) > maxReusedRuns {
+			x[i].rs = nil
+		}
+	}
+	return x[:0]
+}
+
+// Recycle hands back a Ready this Sender returned, since applied, of
+// which the caller keeps no slice (elements copied out are fine, and so
+// are the byte slices they hold: Persist values, payloads and responses
+// are never written again): the next Ready reuses its slices instead of
+// growing new ones. Optional; a Ready must be recycled at most once.
+func (s *Sender) Recycle(rd Ready) {
+	s.spare = Ready{
+		Persist: reuse(rd.Persist), Send: reuse(rd.Send), Polls: reuse(rd.Polls),
+		Notify: reuse(rd.Notify), Events: reuse(rd.Events),
+	}
 }
 
 func (s *Sender) touch(g *groupState) {
@@ -98,9 +160,9 @@ func (s *Sender) finish(now time.Time) Ready {
 	// Sized once for the usual input: per message a delete or a put (and a
 	// retry record), per group an acked run, the meta and the deadline,
 	// then the outbox and the counters; append still grows it when needed.
-	var ms []group.Mutation
+	ms := s.b.rd.Persist[:0]
 	if n := s.b.cost(); n > 0 {
-		ms = make([]group.Mutation, 0, n+1)
+		ms = slices.Grow(ms, n+1)
 	}
 	for _, m := range s.b.deletedMsgs {
 		if !m.g.has(gRemoved) && m.stored {
@@ -116,11 +178,11 @@ func (s *Sender) finish(now time.Time) Ready {
 		case m.done || m.g.has(gRemoved):
 		case !m.stored:
 			// R21, R89: stored byte-exact before the first transmission.
-			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(s.idOf(m.g), group.KindOutbound, m.number), Value: encodeOutbound(m)})
+			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(s.idOf(m.g), group.KindOutbound, m.number), Value: s.arena.Keep(encodeOutbound(s.arena.Buf(outboundSize(m)), m))})
 			m.stored = true
 		default:
 			// A resend or a retryable fault: only the retry state changes.
-			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(s.idOf(m.g), group.KindOutbound, retryKeyBit|m.number), Value: encodeRetry(m)})
+			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(s.idOf(m.g), group.KindOutbound, retryKeyBit|m.number), Value: s.arena.Keep(encodeRetry(s.arena.Buf(retrySize), m))})
 			m.retryStored = true
 		}
 	}
@@ -138,7 +200,7 @@ func (s *Sender) finish(now time.Time) Ready {
 		}
 		if g.dirty {
 			g.dirty = false
-			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(s.idOf(g), group.KindMeta, 0), Value: encodeMeta(g, s.idOf(g))})
+			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(s.idOf(g), group.KindMeta, 0), Value: s.arena.Keep(encodeMeta(s.arena.Buf(metaSize(g, s.idOf(g))), g, s.idOf(g)))})
 		}
 		// The index holds the deadline rounded down to the grain; while the
 		// group has none (a message pending) it keeps the last one, which
@@ -158,7 +220,7 @@ func (s *Sender) finish(now time.Time) Ready {
 	ms = append(ms, removed...)
 	for _, e := range s.b.outboxPuts {
 		if _, live := s.outbox[e.o.ID]; live {
-			ms = append(ms, group.Mutation{Op: group.OpPut, Key: outboxKey(e.o.ID), Value: encodeOutcome(e)})
+			ms = append(ms, group.Mutation{Op: group.OpPut, Key: outboxKey(e.o.ID), Value: s.arena.Keep(encodeOutcome(s.arena.Buf(outcomeSize(e)), e))})
 		}
 	}
 	slices.Sort(s.b.outboxDeletes)
@@ -167,7 +229,7 @@ func (s *Sender) finish(now time.Time) Ready {
 	}
 	ms = s.pollRecMutations(ms)
 	if s.b.instanceDirty {
-		ms = append(ms, group.Mutation{Op: group.OpPut, Key: instanceKey, Value: encodeInstance(s)})
+		ms = append(ms, group.Mutation{Op: group.OpPut, Key: instanceKey, Value: s.arena.Keep(encodeInstance(s.arena.Buf(instanceSize), s))})
 	}
 	rd := s.b.rd
 	rd.Persist = ms
@@ -175,7 +237,7 @@ func (s *Sender) finish(now time.Time) Ready {
 		s.replay = false
 		rd.Notify = s.sortedOutbox()
 	}
-	s.b = batch{}
+	s.clearBatch()
 	return rd
 }
 
@@ -201,11 +263,11 @@ func (s *Sender) ackedRunMutations(ms []group.Mutation, g *groupState, before *r
 			ms = append(ms, group.Mutation{Op: group.OpDelete, Key: groupKey(s.idOf(g), group.KindReceived, old[i].From)})
 			i++
 		case i == len(old) || cur[j].From < old[i].From:
-			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(s.idOf(g), group.KindReceived, cur[j].From), Value: encodeRun(cur[j])})
+			ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(s.idOf(g), group.KindReceived, cur[j].From), Value: s.arena.Keep(encodeRun(s.arena.Buf(runSize), cur[j]))})
 			j++
 		default:
 			if old[i].To != cur[j].To {
-				ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(s.idOf(g), group.KindReceived, cur[j].From), Value: encodeRun(cur[j])})
+				ms = append(ms, group.Mutation{Op: group.OpPut, Key: groupKey(s.idOf(g), group.KindReceived, cur[j].From), Value: s.arena.Keep(encodeRun(s.arena.Buf(runSize), cur[j]))})
 			}
 			i++
 			j++

@@ -140,7 +140,7 @@ func BenchmarkResendPersist(b *testing.B) {
 	}
 	for _, g := range s.groups {
 		for _, m := range g.pending {
-			full += len(encodeOutbound(m))
+			full += len(encodeOutbound(nil, m))
 		}
 	}
 	b.ReportMetric(float64(written)/float64(sends), "persist-B/resend")

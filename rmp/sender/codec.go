@@ -47,8 +47,13 @@ type instanceRec struct {
 	nextOutcome  uint64
 }
 
-func encodeInstance(s *Sender) []byte {
-	e := group.NewRecordEncoder(make([]byte, 0, 24))
+// The encoders append a record to b; finish hands them a buffer of the
+// arena (group.Arena) with room for the record's size below.
+
+const instanceSize = 24
+
+func encodeInstance(b []byte, s *Sender) []byte {
+	e := group.NewRecordEncoder(b)
 	e.Byte(instanceV1)
 	e.Uvarint(s.nextGroupSeq)
 	e.Uvarint(uint64(s.nextOutcome))
@@ -62,10 +67,14 @@ func decodeInstance(b []byte) (instanceRec, error) {
 	return r, end(&d, "instance")
 }
 
+func metaSize(g *groupState, id string) int {
+	return 128 + len(id) + len(g.key) + len(g.to) + len(g.replyURL())
+}
+
 // encodeMeta writes a group's KindMeta record: identity, parameters,
 // counters and lifecycle (digest §10 sender item 2); id is g's id.
-func encodeMeta(g *groupState, id string) []byte {
-	e := group.NewRecordEncoder(make([]byte, 0, 128+len(id)+len(g.key)+len(g.to)+len(g.replyURL())))
+func encodeMeta(b []byte, g *groupState, id string) []byte {
+	e := group.NewRecordEncoder(b)
 	e.Byte(metaV1)
 	e.Str(id)
 	e.Uvarint(g.seq)
@@ -183,10 +192,12 @@ func decodeMeta(b []byte) (*groupState, string, error) {
 	return g, id, nil
 }
 
+func outboundSize(m *message) int { return 48 + len(m.action) + len(m.payload) }
+
 // encodeOutbound writes a pending message: the byte-exact payload, its
 // header fields and its retry state (R21, R89).
-func encodeOutbound(m *message) []byte {
-	e := group.NewRecordEncoder(make([]byte, 0, 48+len(m.action)+len(m.payload)))
+func encodeOutbound(b []byte, m *message) []byte {
+	e := group.NewRecordEncoder(b)
 	e.Byte(outboundV1)
 	e.Bool(m.last)
 	e.Time(m.expiry)
@@ -218,10 +229,12 @@ func decodeOutbound(b []byte) (*message, error) {
 	return m, nil
 }
 
+const retrySize = 24
+
 // encodeRetry writes the retry-state record (under retryKeyBit|n): what a
 // transmission or a retryable fault changes.
-func encodeRetry(m *message) []byte {
-	e := group.NewRecordEncoder(make([]byte, 0, 24))
+func encodeRetry(b []byte, m *message) []byte {
+	e := group.NewRecordEncoder(b)
 	e.Byte(retryV1)
 	e.Uvarint(uint64(m.attempts))
 	e.Time(m.nextAt)
@@ -243,8 +256,10 @@ func decodeRetry(b []byte, m *message) error {
 	return nil
 }
 
-func encodeRun(r group.Range) []byte {
-	e := group.NewRecordEncoder(make([]byte, 0, 11))
+const runSize = 11
+
+func encodeRun(b []byte, r group.Range) []byte {
+	e := group.NewRecordEncoder(b)
 	e.Byte(runV1)
 	e.Uvarint(r.To)
 	return e.Encoded()
@@ -260,9 +275,13 @@ func decodeRun(from uint64, b []byte) (group.Range, error) {
 	return r, end(&d, "acked run")
 }
 
-func encodeOutcome(x *outboxEntry) []byte {
+func outcomeSize(x *outboxEntry) int {
+	return 48 + len(x.o.Ref.GroupID) + len(x.o.GroupKey) + len(x.o.Response) + len(x.o.SOAPFault)
+}
+
+func encodeOutcome(b []byte, x *outboxEntry) []byte {
 	o := &x.o
-	e := group.NewRecordEncoder(make([]byte, 0, 48+len(o.Ref.GroupID)+len(o.GroupKey)+len(o.Response)))
+	e := group.NewRecordEncoder(b)
 	e.Byte(outcomeV2)
 	e.Str(o.Ref.GroupID)
 	e.Uvarint(o.Ref.Number)

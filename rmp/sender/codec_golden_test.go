@@ -28,12 +28,12 @@ func TestMetaGolden(t *testing.T) {
 	idle := &groupState{seq: 6, to: "http://r/", pattern: group.ReplyPoll}
 	idle.life.Timing = group.Timing{HasMaxIdle: true, MaxIdle: group.Duration{Years: 1, Months: -2, Days: 3, Clock: 90 * time.Second}}
 	idle.life.LastActivity = t0
-	got := hex.EncodeToString(encodeMeta(g, "mid:5.x@wsrkit")) + " " + hex.EncodeToString(encodeMeta(idle, "mid:6.x@wsrkit"))
+	got := hex.EncodeToString(encodeMeta(nil, g, "mid:5.x@wsrkit")) + " " + hex.EncodeToString(encodeMeta(nil, idle, "mid:6.x@wsrkit"))
 	if got != metaGolden {
 		t.Fatalf("meta records changed:\n got %s\nwant %s", got, metaGolden)
 	}
 	for i, v := range []*groupState{g, idle} {
-		back, _, err := decodeMeta(encodeMeta(v, "x"))
+		back, _, err := decodeMeta(encodeMeta(nil, v, "x"))
 		noErr(t, err)
 		eq(t, back.life, v.life, "lifecycle "+string(rune('0'+i)))
 	}

@@ -30,7 +30,7 @@ func TestMetaRoundTrip(t *testing.T) {
 		LastActivity: t0, MaxExpiry: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC), Last: 7, HasLast: true,
 		Terminated: true, TerminatedAt: t0.Add(time.Second), Rule: group.RuleT32, RemoveAt: g.x.removeAt,
 	}
-	got, id, err := decodeMeta(encodeMeta(g, "mid:5.x@wsrkit"))
+	got, id, err := decodeMeta(encodeMeta(nil, g, "mid:5.x@wsrkit"))
 	noErr(t, err)
 	eq(t, id, "mid:5.x@wsrkit", "id")
 	eq(t, got.life, g.life, "lifecycle")
@@ -38,32 +38,32 @@ func TestMetaRoundTrip(t *testing.T) {
 		[]any{g.seq, g.key, g.to, g.flags, g.pattern, g.next, g.has(gClosed), g.has(gAborted), g.ackedMaxExpiry, *g.x}, "fields")
 	// A group without extra state decodes without making any.
 	plain := &groupState{seq: 6, to: "http://r/", pattern: group.ReplyResponse}
-	got, _, err = decodeMeta(encodeMeta(plain, "mid:6.x@wsrkit"))
+	got, _, err = decodeMeta(encodeMeta(nil, plain, "mid:6.x@wsrkit"))
 	noErr(t, err)
 	eq(t, got.x == nil, true, "no extra state")
 }
 
 func TestOutboundOutcomeRoundTrip(t *testing.T) {
 	m := &message{last: true, expiry: t0, action: "urn:a", attempts: 4, nextAt: t0.Add(time.Second), untilExpiry: true, payload: []byte{0, 1, 2}}
-	got, err := decodeOutbound(encodeOutbound(m))
+	got, err := decodeOutbound(encodeOutbound(nil, m))
 	noErr(t, err)
 	eq(t, []any{got.last, got.expiry, got.action, got.attempts, got.nextAt, got.untilExpiry, got.payload},
 		[]any{m.last, m.expiry, m.action, m.attempts, m.nextAt, m.untilExpiry, m.payload}, "outbound")
 	e := &outboxEntry{o: Outcome{ID: 9, Ref: MessageRef{GroupID: "g", Number: 3}, GroupKey: "k", Kind: Failed, Reason: ReasonFaultReceived, Fault: faults.MessageExpired, At: t0}, blocksKey: true}
-	ge, err := decodeOutcome(9, encodeOutcome(e))
+	ge, err := decodeOutcome(9, encodeOutcome(nil, e))
 	noErr(t, err)
 	eq(t, *ge, *e, "outcome")
 	e.o.Kind, e.o.Reason, e.o.Fault, e.o.Response = Acknowledged, ReasonNone, 0, []byte("<r/>")
-	ge, err = decodeOutcome(9, encodeOutcome(e))
+	ge, err = decodeOutcome(9, encodeOutcome(nil, e))
 	noErr(t, err)
 	eq(t, *ge, *e, "outcome with a business response (R73)")
 	e.o.Kind, e.o.Reason, e.o.Response, e.o.SOAPFault = Failed, ReasonFaultReceived, nil, "MustUnderstand"
-	ge, err = decodeOutcome(9, encodeOutcome(e))
+	ge, err = decodeOutcome(9, encodeOutcome(nil, e))
 	noErr(t, err)
 	eq(t, *ge, *e, "outcome with a SOAP-level fault code")
 	// A SOAP fault code belongs to a fault outcome without a wsrm code only.
 	e.o.Fault = faults.GroupAborted
-	if _, err := decodeOutcome(9, encodeOutcome(e)); !errors.Is(err, ErrCorrupt) {
+	if _, err := decodeOutcome(9, encodeOutcome(nil, e)); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("SOAP fault code beside a wsrm code decoded: %v", err)
 	}
 }
@@ -71,7 +71,7 @@ func TestOutboundOutcomeRoundTrip(t *testing.T) {
 // Decoders refuse damaged records with ErrCorrupt: truncations, trailing
 // bytes, unknown versions, bad enums.
 func TestDecodeErrors(t *testing.T) {
-	m := encodeOutbound(&message{expiry: t0, payload: []byte("abc")})
+	m := encodeOutbound(nil, &message{expiry: t0, payload: []byte("abc")})
 	for i := 0; i < len(m); i++ {
 		if _, err := decodeOutbound(m[:i]); !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("truncated at %d: %v", i, err)
@@ -85,20 +85,20 @@ func TestDecodeErrors(t *testing.T) {
 	if _, err := decodeOutbound(bad); !errors.Is(err, ErrCorrupt) {
 		t.Fatal("unknown version accepted")
 	}
-	o := encodeOutcome(&outboxEntry{o: Outcome{Kind: Acknowledged}})
+	o := encodeOutcome(nil, &outboxEntry{o: Outcome{Kind: Acknowledged}})
 	o[len(o)-1-2-1-1-1-1] = 7 // Kind byte: version,str(0),num,bool,str(0) then kind
 	if _, err := decodeOutcome(0, o); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("bad kind accepted")
 	}
 	// The business response is optional and last; written, it is never
 	// empty, and a truncated one is refused.
-	o = encodeOutcome(&outboxEntry{o: Outcome{Kind: Acknowledged}})
+	o = encodeOutcome(nil, &outboxEntry{o: Outcome{Kind: Acknowledged}})
 	for _, tail := range [][]byte{{0}, {5, 'a'}} {
 		if _, err := decodeOutcome(0, append(slices.Clone(o), tail...)); !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("outcome with trailing %v accepted", tail)
 		}
 	}
-	if _, err := decodeRun(5, encodeRun(group.Range{From: 0, To: 4})); !errors.Is(err, ErrCorrupt) {
+	if _, err := decodeRun(5, encodeRun(nil, group.Range{From: 0, To: 4})); !errors.Is(err, ErrCorrupt) {
 		t.Fatal("run ending before its start accepted")
 	}
 }
@@ -153,9 +153,9 @@ func TestAckedRunsDeltas(t *testing.T) {
 		}
 		return out
 	}
-	eq(t, runs(), map[uint64][]byte{0: encodeRun(group.Range{From: 0, To: 0}), 2: encodeRun(group.Range{From: 2, To: 2})}, "two runs")
+	eq(t, runs(), map[uint64][]byte{0: encodeRun(nil, group.Range{From: 0, To: 0}), 2: encodeRun(nil, group.Range{From: 2, To: 2})}, "two runs")
 	h.reply(ack(g, 1, 1))
-	eq(t, runs(), map[uint64][]byte{0: encodeRun(group.Range{From: 0, To: 2})}, "merged")
+	eq(t, runs(), map[uint64][]byte{0: encodeRun(nil, group.Range{From: 0, To: 2})}, "merged")
 	h.restart()
 	gi, _ := h.s.Group(g)
 	eq(t, gi.Acked, []group.Range{{From: 0, To: 2}}, "recovered")

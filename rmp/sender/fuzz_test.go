@@ -11,36 +11,36 @@ import (
 // decodes survives an encode/decode round trip (varints may arrive padded,
 // so the bytes themselves need not be canonical).
 func FuzzDecode(f *testing.F) {
-	f.Add(uint8(0), encodeOutbound(&message{expiry: t0, payload: []byte("p")}))
+	f.Add(uint8(0), encodeOutbound(nil, &message{expiry: t0, payload: []byte("p")}))
 	g := &groupState{x: &gextra{lateFailed: map[uint64]struct{}{1: {}}}, pattern: group.ReplyPoll}
-	f.Add(uint8(1), encodeMeta(g, "g"))
-	f.Add(uint8(2), encodeOutcome(&outboxEntry{o: Outcome{Kind: Acknowledged}}))
-	f.Add(uint8(3), encodeRun(group.Range{To: 5}))
+	f.Add(uint8(1), encodeMeta(nil, g, "g"))
+	f.Add(uint8(2), encodeOutcome(nil, &outboxEntry{o: Outcome{Kind: Acknowledged}}))
+	f.Add(uint8(3), encodeRun(nil, group.Range{To: 5}))
 	f.Add(uint8(4), []byte{1, 2, 3})
-	f.Add(uint8(3), encodeRetry(&message{attempts: 2, nextAt: t0, untilExpiry: true}))
+	f.Add(uint8(3), encodeRetry(nil, &message{attempts: 2, nextAt: t0, untilExpiry: true}))
 	f.Add(uint8(3), encodePollRec("http://r/rmp", t0, 0))
 	f.Add(uint8(3), encodePollRec("http://r/rmp", t0, 20*time.Second))
 	g2 := &groupState{pattern: group.ReplyCallback, bits: gLateChecked | gCBSuspect}
-	f.Add(uint8(1), encodeMeta(g2, "g2"))
+	f.Add(uint8(1), encodeMeta(nil, g2, "g2"))
 	f.Fuzz(func(t *testing.T, which uint8, b []byte) {
 		switch which % 5 {
 		case 0:
 			if m, err := decodeOutbound(b); err == nil {
-				e := encodeOutbound(m)
+				e := encodeOutbound(nil, m)
 				m2, err := decodeOutbound(e)
 				noErr(t, err)
-				eq(t, encodeOutbound(m2), e, "outbound round-trips")
+				eq(t, encodeOutbound(nil, m2), e, "outbound round-trips")
 			}
 		case 1:
 			if gs, id, err := decodeMeta(b); err == nil {
-				e := encodeMeta(gs, id)
+				e := encodeMeta(nil, gs, id)
 				gs2, id2, err := decodeMeta(e)
 				noErr(t, err)
-				eq(t, encodeMeta(gs2, id2), e, "meta round-trips")
+				eq(t, encodeMeta(nil, gs2, id2), e, "meta round-trips")
 			}
 		case 2:
 			if x, err := decodeOutcome(1, b); err == nil {
-				e := encodeOutcome(x)
+				e := encodeOutcome(nil, x)
 				x2, err := decodeOutcome(1, e)
 				noErr(t, err)
 				eq(t, *x2, *x, "outcome round-trips")

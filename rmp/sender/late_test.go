@@ -194,9 +194,9 @@ func TestLateFaultAfterOperatorDelete_D13(t *testing.T) {
 // the old encoders wrote them) still decode, with both unset.
 func TestLateFaultRecordsBackwardCompatible(t *testing.T) {
 	g := &groupState{seq: 3, key: "k", to: "http://r/rmp", pattern: group.ReplyCallback, flags: ackReq}
-	old := encodeMeta(g, "g")
+	old := encodeMeta(nil, g, "g")
 	g.set(gLateChecked|gCBSuspect, true)
-	withFlags := encodeMeta(g, "g")
+	withFlags := encodeMeta(nil, g, "g")
 	eq(t, len(withFlags), len(old)+1, "one trailing byte")
 	d, _, err := decodeMeta(old)
 	noErr(t, err)

@@ -55,7 +55,15 @@ func (s *Sender) acknowledge(now time.Time, m *message) {
 // the changed runs and drops the snapshot.
 func (s *Sender) noteAckedChange(g *groupState) {
 	if g.snap == 0 {
-		s.b.ackedBefore = append(s.b.ackedBefore, runSet{rs: slices.Clone(g.acked.rs)})
+		// A snapshot slot of an earlier batch keeps its runs' array.
+		k := len(s.b.ackedBefore)
+		if k < cap(s.b.ackedBefore) {
+			s.b.ackedBefore = s.b.ackedBefore[:k+1]
+			before := &s.b.ackedBefore[k]
+			before.rs = append(before.rs[:0], g.acked.rs...)
+		} else {
+			s.b.ackedBefore = append(s.b.ackedBefore, runSet{rs: slices.Clone(g.acked.rs)})
+		}
 		g.snap = int32(len(s.b.ackedBefore))
 	}
 	s.touch(g)

@@ -69,6 +69,12 @@ type Sender struct {
 	list *Listing
 
 	b batch
+	// spare holds the emptied slices of a Ready handed back by Recycle,
+	// for the next one.
+	spare Ready
+	// arena holds the values of Persist, which are never written again
+	// (the driver may keep them without a copy).
+	arena group.Arena
 }
 
 // New returns an empty Sender, or an error for an invalid Config.

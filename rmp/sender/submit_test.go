@@ -136,7 +136,7 @@ func TestMaxNumberClosesGroup_D2_R11(t *testing.T) {
 	g, id, err := decodeMeta(h.st.recs[k])
 	noErr(t, err)
 	g.next = maxNumber
-	h.st.recs[k] = encodeMeta(g, id)
+	h.st.recs[k] = encodeMeta(nil, g, id)
 	delete(h.st.recs, groupKey(ref.GroupID, group.KindOutbound, 0))
 	h.restart()
 	r := h.submit(Submission{GroupKey: "k", Flags: ackReq})

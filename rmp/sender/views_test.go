@@ -130,8 +130,8 @@ func TestRecoverRejectsOrphanRetryState(t *testing.T) {
 	if _, err := Recover(h.cfg, h.st.scan()); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("err = %v, want ErrCorrupt", err)
 	}
-	for i := range len(encodeRetry(&message{attempts: 3, nextAt: t0})) {
-		if err := decodeRetry(encodeRetry(&message{attempts: 3, nextAt: t0})[:i], &message{}); !errors.Is(err, ErrCorrupt) {
+	for i := range len(encodeRetry(nil, &message{attempts: 3, nextAt: t0})) {
+		if err := decodeRetry(encodeRetry(nil, &message{attempts: 3, nextAt: t0})[:i], &message{}); !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("truncated at %d: %v", i, err)
 		}
 	}
