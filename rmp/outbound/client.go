@@ -96,12 +96,20 @@ func NewClient(cfg Config) *http.Client {
 			return nil
 		}
 	}
+	// A ResponseHeaderTimeout no shorter than Timeout never fires: the
+	// exchange's Timeout (the client's, or HTTPTransport's deadline on the
+	// request's context) started earlier and ends first; without it,
+	// net/http arms no timer per request for it (#22).
+	headerTimeout := cfg.ResponseHeaderTimeout
+	if headerTimeout >= cfg.Timeout {
+		headerTimeout = 0
+	}
 	tr := &http.Transport{
 		Proxy:                 proxy,
 		DialContext:           d.DialContext,
 		ForceAttemptHTTP2:     true,
 		TLSHandshakeTimeout:   cfg.TLSHandshakeTimeout,
-		ResponseHeaderTimeout: cfg.ResponseHeaderTimeout,
+		ResponseHeaderTimeout: headerTimeout,
 		IdleConnTimeout:       cfg.IdleConnTimeout,
 		MaxIdleConns:          cfg.MaxIdleConns,
 		MaxIdleConnsPerHost:   cfg.MaxPerDestination,

@@ -119,13 +119,34 @@ type HTTPTransport struct {
 	direct *http.Client // unchecked dials, for cfg.Policy.Exempt origins; nil without
 	own    bool         // client and direct are NewClient's (exchange)
 
-	mu    sync.Mutex
-	slots map[string]chan struct{} // per scheme+host; each holds MaxPerDestination tokens
-	byURL map[string]chan struct{} // slots by URL already checked, at most maxCachedURLs
+	mu      sync.Mutex
+	slots   map[string]chan struct{}  // per scheme+host; each holds MaxPerDestination tokens
+	byURL   map[string]*destination   // URLs already checked, at most maxCachedURLs
+	headers map[headerKey]http.Header // request headers by kind of Post, at most maxCachedHeaders
 }
 
-// maxCachedURLs bounds HTTPTransport's cache of checked URLs.
-const maxCachedURLs = 1024
+// destination is what HTTPTransport keeps of a URL it checked: its
+// host's concurrency tokens and the request every POST to it starts from
+// (its URL parsed once: a node posts to a few URLs many times, #22).
+type destination struct {
+	slot   chan struct{}
+	tmpl   *http.Request // method, URL and Host; never sent itself
+	direct bool          // an exempt origin: sent with HTTPTransport.direct
+}
+
+// headerKey is what a POST's request header is made of.
+type headerKey struct {
+	contentType, action string
+	soap11              bool
+}
+
+// maxCachedURLs bounds HTTPTransport's cache of checked URLs, and
+// maxCachedHeaders its cache of request headers (actions come from
+// producers, ReplyTo URLs from peers).
+const (
+	maxCachedURLs    = 1024
+	maxCachedHeaders = 256
+)
 
 // NewHTTPTransport returns an HTTPTransport with cfg's zero fields
 // defaulted; a nil cfg.Policy is the zero Policy, public
@@ -135,7 +156,8 @@ func NewHTTPTransport(cfg Config) *HTTPTransport {
 	if cfg.Policy == nil {
 		cfg.Policy = &Policy{}
 	}
-	t := &HTTPTransport{cfg: cfg, client: cfg.Client, slots: map[string]chan struct{}{}, byURL: map[string]chan struct{}{}}
+	t := &HTTPTransport{cfg: cfg, client: cfg.Client, slots: map[string]chan struct{}{},
+		byURL: map[string]*destination{}, headers: map[headerKey]http.Header{}}
 	if t.client == nil {
 		t.own = true
 		t.client = NewClient(cfg)
@@ -152,13 +174,13 @@ func NewHTTPTransport(cfg Config) *HTTPTransport {
 // MaxResponseBytes; the exchange then counts as "no acknowledgement".
 var errResponseTooLarge = errors.New("rmp: HTTP response body exceeds the configured limit")
 
-// slot returns the concurrency tokens of rawURL's scheme+host, checking
-// rawURL once per distinct string: a node posts to a few URLs many times.
-func (t *HTTPTransport) slot(rawURL string) (chan struct{}, error) {
+// destination returns what the transport keeps of rawURL, checking
+// rawURL once per distinct string.
+func (t *HTTPTransport) destination(rawURL string) (*destination, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if s, ok := t.byURL[rawURL]; ok {
-		return s, nil
+	if d, ok := t.byURL[rawURL]; ok {
+		return d, nil
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -173,44 +195,105 @@ func (t *HTTPTransport) slot(rawURL string) (chan struct{}, error) {
 		s = make(chan struct{}, t.cfg.MaxPerDestination)
 		t.slots[key] = s
 	}
+	// As http.NewRequest makes it: an empty port dropped from the host.
+	tmpl, err := http.NewRequest(http.MethodPost, rawURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	tmpl.Header = nil // each POST gets its kind's (header)
+	d := &destination{slot: s, tmpl: tmpl,
+		direct: t.direct != nil && t.cfg.Policy.Exempts(Origin(tmpl.URL))}
 	if len(t.byURL) >= maxCachedURLs {
 		clear(t.byURL) // bounded: ReplyTo URLs come from peers
 	}
-	t.byURL[rawURL] = s
-	return s, nil
+	t.byURL[rawURL] = d
+	return d, nil
+}
+
+// slot returns the concurrency tokens of rawURL's scheme+host.
+func (t *HTTPTransport) slot(rawURL string) (chan struct{}, error) {
+	d, err := t.destination(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	return d.slot, nil
+}
+
+// header returns the request header of p's kind of POST. One Header
+// serves every POST of a kind at once when the transport's own client
+// sends them: net/http only reads a request's header (a RoundTripper
+// must not change it; http.Client copies it before adding to it). A
+// caller's client gets a copy of its own.
+func (t *HTTPTransport) header(p *Post) (http.Header, error) {
+	k := headerKey{contentType: p.ContentType, soap11: p.SOAP11}
+	if p.SOAP11 {
+		k.action = p.SOAPAction
+	}
+	t.mu.Lock()
+	h, ok := t.headers[k]
+	t.mu.Unlock()
+	if !ok {
+		h = http.Header{"Content-Type": {k.contentType}}
+		if k.soap11 {
+			// Quotes and backslashes escaped; a control character (CR, LF
+			// would split the header) refused, whatever checked the action.
+			if strings.IndexFunc(k.action, func(c rune) bool { return c < ' ' || c == 0x7f }) >= 0 {
+				return nil, fmt.Errorf("rmp: action %q has a control character: not sent", k.action)
+			}
+			h["Soapaction"] = []string{soap.SOAPAction(k.action)}
+		}
+		t.mu.Lock()
+		if len(t.headers) >= maxCachedHeaders {
+			clear(t.headers) // bounded: actions come from producers
+		}
+		t.headers[k] = h
+		t.mu.Unlock()
+	}
+	if !t.own {
+		h = h.Clone()
+	}
+	return h, nil
 }
 
 // Do sends p and reads the whole response. Any status is a result; only a
 // failure to get a response is an error.
 func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
-	slot, err := t.slot(p.URL)
+	d, err := t.destination(p.URL)
 	if err != nil {
 		return PostResult{}, err
 	}
 	select {
-	case slot <- struct{}{}:
-	case <-ctx.Done():
-		return PostResult{}, ctx.Err()
+	case d.slot <- struct{}{}: // a free token: no wait, no select on ctx
+	default:
+		select {
+		case d.slot <- struct{}{}:
+		case <-ctx.Done():
+			return PostResult{}, ctx.Err()
+		}
 	}
-	defer func() { <-slot }()
+	defer func() { <-d.slot }()
 
-	ctx, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, bytes.NewReader(p.Body))
+	h, err := t.header(&p)
 	if err != nil {
 		return PostResult{}, err
 	}
-	req.Header.Set("Content-Type", p.ContentType)
-	if p.SOAP11 {
-		// Quotes and backslashes escaped; a control character (CR, LF
-		// would split the header) refused, whatever checked the action.
-		if strings.IndexFunc(p.SOAPAction, func(c rune) bool { return c < ' ' || c == 0x7f }) >= 0 {
-			return PostResult{}, fmt.Errorf("rmp: action %q has a control character: not sent", p.SOAPAction)
-		}
-		req.Header.Set("SOAPAction", soap.SOAPAction(p.SOAPAction))
+	ctx, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
+	defer cancel()
+	req := d.tmpl.WithContext(ctx)
+	req.Header = h
+	if len(p.Body) > 0 {
+		// As http.NewRequest sets them for a []byte body: an in-memory
+		// body is written with the header, in one write.
+		body := p.Body
+		req.ContentLength = int64(len(body))
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	} else {
+		req.Body = http.NoBody
+		req.GetBody = func() (io.ReadCloser, error) { return http.NoBody, nil }
 	}
 	client := t.client
-	if t.direct != nil && t.cfg.Policy.Exempts(Origin(req.URL)) {
+	if d.direct {
 		client = t.direct // the operator's own destination
 	}
 	resp, err := t.exchange(client, req)
@@ -218,7 +301,7 @@ func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
 		return PostResult{}, err
 	}
 	defer resp.Body.Close()
-	body, err := readAllSized(io.LimitReader(resp.Body, t.cfg.MaxResponseBytes+1), resp.ContentLength, t.cfg.MaxResponseBytes)
+	body, err := readAllSized(resp.Body, resp.ContentLength, t.cfg.MaxResponseBytes)
 	if err != nil {
 		return PostResult{}, err
 	}
@@ -248,10 +331,11 @@ func (t *HTTPTransport) exchange(c *http.Client, req *http.Request) (*http.Respo
 	return resp, nil
 }
 
-// readAllSized is io.ReadAll with the first buffer sized from the
-// request's or response's Content-Length (when it is within limit), so a
-// body is read into one allocation instead of io.ReadAll's doubling ones.
-// The caller still bounds r; the hint only sizes the buffer.
+// readAllSized is io.ReadAll of at most limit+1 bytes (one more than
+// limit tells a body that is too large), with the first buffer sized from
+// the request's or response's Content-Length (when it is within limit), so
+// a body is read into one allocation instead of io.ReadAll's doubling
+// ones. The hint only sizes the buffer.
 func readAllSized(r io.Reader, hint, limit int64) ([]byte, error) {
 	if hint <= 0 || hint > limit {
 		hint = 512
@@ -260,9 +344,9 @@ func readAllSized(r io.Reader, hint, limit int64) ([]byte, error) {
 	// not grow the buffer.
 	b := make([]byte, 0, hint+1)
 	for {
-		n, err := r.Read(b[len(b):cap(b)])
+		n, err := r.Read(b[len(b):min(int64(cap(b)), limit+1)])
 		b = b[:len(b)+n]
-		if err == io.EOF {
+		if err == io.EOF || int64(len(b)) > limit {
 			return b, nil
 		}
 		if err != nil {
