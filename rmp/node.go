@@ -45,21 +45,23 @@ type Node struct {
 	busy   atomic.Int64 // exchanges in progress (CommitSiblings)
 
 	// Released effects (node_release.go).
-	mu       sync.Mutex
-	closed   bool
-	failure  error                                      // a fatal store error; the node stopped
-	token    uint64                                     // the last inbound request's
-	answers  map[uint64]chan Answer                     // by token; guarded by mu
-	awaiting map[receiver.DeliveryRef][]*awaitingAnswer // guarded by mu
-	handing  map[receiver.DeliveryRef]int               // hand-offs to the consumer in progress; guarded by mu
-	workers  []chan deliveryRun
-	notifyQ  chan sender.Outcome
-	workerWG sync.WaitGroup
-	sendWG   sync.WaitGroup
-	sends    sendQueue       // POSTs beyond the transport's limit per destination
-	ctx      context.Context // the workers'; cancelled by Close
-	cancel   context.CancelFunc
-	noAck    noAckWarnings // the groups whose missing acks were logged
+	mu          sync.Mutex
+	closed      bool
+	failure     error                                      // a fatal store error; the node stopped
+	token       uint64                                     // the last inbound request's
+	answers     map[uint64]chan Answer                     // by token; guarded by mu
+	awaiting    map[receiver.DeliveryRef][]*awaitingAnswer // guarded by mu
+	handing     map[receiver.DeliveryRef]int               // hand-offs to the consumer in progress; guarded by mu
+	workers     []chan deliveryRun
+	notifyQ     chan sender.Outcome
+	workerWG    sync.WaitGroup
+	sendWG      sync.WaitGroup
+	sends       sendQueue       // POSTs beyond the transport's limit per destination
+	idleQ       chan Outbound   // to a waiting sender goroutine (startSend); unbuffered
+	idleSenders atomic.Int32    // sender goroutines waiting on idleQ
+	ctx         context.Context // the workers'; cancelled by Close
+	cancel      context.CancelFunc
+	noAck       noAckWarnings // the groups whose missing acks were logged
 
 	closeOnce sync.Once
 	closeErr  error
@@ -87,6 +89,7 @@ func Open(cfg NodeConfig) (*Node, error) {
 		awaiting: map[receiver.DeliveryRef][]*awaitingAnswer{},
 		handing:  map[receiver.DeliveryRef]int{},
 		notifyQ:  make(chan sender.Outcome, 1024),
+		idleQ:    make(chan Outbound),
 	}
 	if l, ok := cfg.Transport.(outbound.DestinationLimit); ok {
 		n.sends.limit = l.MaxPerDestination()

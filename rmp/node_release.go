@@ -42,7 +42,7 @@ func (n *Node) release(rd *Ready) {
 		n.sendWG.Add(1)
 		n.busy.Add(1)
 		if n.sends.add(o) {
-			go n.sendFrom(o)
+			n.startSend(o)
 		}
 	}
 	for i := 0; i < len(rd.Deliver); {
@@ -83,6 +83,45 @@ func (n *Node) failAnswers(err error) {
 			w.release()
 		}
 		delete(n.awaiting, ref)
+	}
+}
+
+// maxIdleSenders bounds the sender goroutines that wait for more work
+// (startSend); the node's sends in flight are not bounded by it.
+const maxIdleSenders = 128
+
+// startSend hands o to an idle sender goroutine, or starts one. A sender
+// outlives its exchanges so that the next finds its stack grown: a
+// goroutine per POST grew a new stack through net/http and the reply's
+// parse each time, then died (#22). Only a sender waiting now takes o:
+// a send never waits behind another's.
+func (n *Node) startSend(o Outbound) {
+	select {
+	case n.idleQ <- o:
+	default:
+		n.workerWG.Add(1)
+		go n.sender(o)
+	}
+}
+
+// sender sends o and what follows it (sendFrom), then waits for the next
+// Outbound while fewer than maxIdleSenders wait; it ends with the node's
+// context.
+func (n *Node) sender(o Outbound) {
+	defer n.workerWG.Done()
+	for {
+		n.sendFrom(o)
+		if n.idleSenders.Add(1) > maxIdleSenders {
+			n.idleSenders.Add(-1)
+			return
+		}
+		select {
+		case o = <-n.idleQ:
+			n.idleSenders.Add(-1)
+		case <-n.ctx.Done():
+			n.idleSenders.Add(-1)
+			return
+		}
 	}
 }
 

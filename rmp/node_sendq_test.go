@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -138,4 +139,32 @@ func TestNodeQueuesPostsBeyondTheTransportLimit(t *testing.T) {
 		defer n.sends.mu.Unlock()
 		return len(n.sends.dests) == 0
 	})
+}
+
+// countingTransport answers every POST at once with a 503 (no ack: the
+// message stays pending) and counts them.
+type countingTransport struct{ posts atomic.Int32 }
+
+func (c *countingTransport) Do(context.Context, outbound.Post) (outbound.PostResult, error) {
+	c.posts.Add(1)
+	return outbound.PostResult{Status: 503}, nil
+}
+
+// A sender goroutine outlives its exchange and takes the next POST (#22:
+// its stack stays grown); it ends when the node closes.
+func TestNodeReusesSenderGoroutines(t *testing.T) {
+	ctx := context.Background()
+	tr := &countingTransport{}
+	cfg := nodeConfig("s", memstore.New(memstore.Options{}), newCollector())
+	cfg.Transport = tr
+	cfg.Engine.Sender.Retry.Interval, cfg.Engine.Sender.Retry.MaxInterval = time.Hour, time.Hour // no resend meanwhile
+	n, err := Open(cfg)
+	require.NoError(t, err)
+	for i := range 3 {
+		_, err := n.Submit(ctx, submission("", i, false))
+		require.NoError(t, err)
+		waitUntil(t, func() bool { return tr.posts.Load() == int32(i+1) && n.idleSenders.Load() == 1 })
+	}
+	require.NoError(t, n.Close(ctx))
+	require.Zero(t, n.idleSenders.Load(), "the idle sender ended with the node")
 }
