@@ -2,6 +2,7 @@ package outbound
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -234,6 +235,12 @@ func (t *HTTPTransport) header(p *Post) (http.Header, error) {
 	t.mu.Unlock()
 	if !ok {
 		h = http.Header{"Content-Type": {k.contentType}}
+		if t.own {
+			// What net/http adds to every request in a header of its
+			// own (one more map per POST); the response is then
+			// decoded here (responseBody), as net/http would.
+			h["Accept-Encoding"] = []string{"gzip"}
+		}
 		if k.soap11 {
 			// Quotes and backslashes escaped; a control character (CR, LF
 			// would split the header) refused, whatever checked the action.
@@ -301,7 +308,16 @@ func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
 		return PostResult{}, err
 	}
 	defer resp.Body.Close()
-	body, err := readAllSized(resp.Body, resp.ContentLength, t.cfg.MaxResponseBytes)
+	src, hint := io.Reader(resp.Body), resp.ContentLength
+	if t.own && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
+		zr, err := gzipReader(resp.Body)
+		if err != nil {
+			return PostResult{}, err
+		}
+		defer putGzipReader(zr)
+		src, hint = zr, -1
+	}
+	body, err := readAllSized(src, hint, t.cfg.MaxResponseBytes)
 	if err != nil {
 		return PostResult{}, err
 	}
@@ -330,6 +346,36 @@ func (t *HTTPTransport) exchange(c *http.Client, req *http.Request) (*http.Respo
 	}
 	return resp, nil
 }
+
+// gzipPool keeps the readers of gzip responses (net/http keeps its own so).
+var gzipPool sync.Pool
+
+// gzipReader reads the gzip body r, as net/http decodes a response to a
+// request that it asked gzip for: an empty body is an empty response.
+func gzipReader(r io.Reader) (*gzip.Reader, error) {
+	zr, _ := gzipPool.Get().(*gzip.Reader)
+	if zr == nil {
+		zr = new(gzip.Reader)
+	}
+	if err := zr.Reset(r); err != nil && err != io.EOF {
+		putGzipReader(zr)
+		return nil, err
+	}
+	return zr, nil
+}
+
+// putGzipReader gives zr back to the pool, holding nothing of its body.
+func putGzipReader(zr *gzip.Reader) {
+	zr.Reset(emptyFlate{})
+	gzipPool.Put(zr)
+}
+
+// emptyFlate is an empty flate.Reader: a gzip.Reader reset on it keeps
+// no buffer and no reference.
+type emptyFlate struct{}
+
+func (emptyFlate) Read([]byte) (int, error) { return 0, io.EOF }
+func (emptyFlate) ReadByte() (byte, error)  { return 0, io.EOF }
 
 // readAllSized is io.ReadAll of at most limit+1 bytes (one more than
 // limit tells a body that is too large), with the first buffer sized from

@@ -2,6 +2,7 @@ package outbound
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
@@ -282,6 +283,61 @@ func BenchmarkHTTPTransportDo(b *testing.B) {
 	for b.Loop() {
 		if res, err := tr.Do(context.Background(), p); err != nil || len(res.Body) != len(ack) {
 			b.Fatal(res, err)
+		}
+	}
+}
+
+// A gzip response is decoded as net/http decodes one it asked gzip for
+// (the request says Accept-Encoding: gzip, once), the response limit
+// bounds the decoded bytes (a gzip bomb stops there), an empty gzip body
+// is an empty response; a caller's client decodes as it does.
+func TestHTTPTransportDecodesGzipResponses(t *testing.T) {
+	gz := func(b []byte) []byte {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write(b)
+		zw.Close()
+		return buf.Bytes()
+	}
+	ack := []byte(strings.Repeat("<ack/>", 50))
+	var mu sync.Mutex
+	var accept [][]string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		accept = append(accept, r.Header.Values("Accept-Encoding"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/xml")
+		w.Header().Set("Content-Encoding", "GZIP")
+		switch r.URL.Path {
+		case "/bomb":
+			w.Write(gz(bytes.Repeat([]byte("x"), 1<<20)))
+		case "/empty":
+		default:
+			w.Write(gz(ack))
+		}
+	}))
+	defer srv.Close()
+	own := NewHTTPTransport(Config{Policy: &loopbackOnly, MaxResponseBytes: 4096})
+	theirs := NewHTTPTransport(Config{Policy: &loopbackOnly, MaxResponseBytes: 4096, Client: NewClient(Config{})})
+	for _, tr := range []*HTTPTransport{own, theirs} {
+		for range 2 { // the second one with a pooled reader
+			res, err := tr.Do(context.Background(), Post{URL: srv.URL + "/ack", Body: []byte("<env/>")})
+			if err != nil || !bytes.Equal(res.Body, ack) || res.ContentType != "text/xml" {
+				t.Fatalf("own %v: %q, %v; want the decoded ack", tr.own, res.Body, err)
+			}
+		}
+		if _, err := tr.Do(context.Background(), Post{URL: srv.URL + "/bomb"}); err != errResponseTooLarge {
+			t.Fatalf("own %v: a gzip bomb: err = %v, want errResponseTooLarge", tr.own, err)
+		}
+		if res, err := tr.Do(context.Background(), Post{URL: srv.URL + "/empty"}); err != nil || len(res.Body) != 0 {
+			t.Fatalf("own %v: an empty gzip body: %q, %v", tr.own, res.Body, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i, a := range accept {
+		if len(a) != 1 || a[0] != "gzip" {
+			t.Fatalf("request %d: Accept-Encoding %q, want gzip once", i, a)
 		}
 	}
 }
