@@ -39,7 +39,9 @@ type Inbound struct {
 // no SOAP version (the RMP endpoint answers it 415), else a charset or a
 // parse error (the version is then the Content-Type's). A driver that
 // serves plain SOAP beside the RMP endpoint (the gateway's -route) reads
-// requests with ParseRequest too.
+// requests with ParseRequest too. The envelope is parsed with
+// soap.ParseOptions.SkipBody: its Body may have no children in the tree;
+// its content is BodyContent.
 func (in *Inbound) Envelope() (*soap.Envelope, soap.Version, error) {
 	if in.ctErr != nil {
 		return nil, in.version, in.ctErr
@@ -92,6 +94,9 @@ func (in *Inbound) parse(body []byte, charset string, opts soap.ParseOptions) {
 		in.parseErr = err
 		return
 	}
+	// Nobody here reads the Body's tree: the payload stored and delivered
+	// is spliced from the bytes (issue #22).
+	opts.SkipBody = true
 	in.env, in.parseErr = soap.Parse(body, opts)
 	if in.env != nil {
 		in.version = in.env.Version

@@ -60,9 +60,15 @@ func writeStandalone(buf *bytes.Buffer, el *etree.Element) {
 // consumer or forwarded: each child element is written with Standalone (so
 // it carries the namespace declarations it had in scope), text and comments
 // are written as they were read. CDATA sections come back as escaped text.
+// Under ParseOptions.SkipBody it may instead be the content's own bytes
+// (CDATA sections and references as they were written) with the same
+// declarations added.
 func (e *Envelope) BodyContent() []byte {
 	if e.Body == nil {
 		return nil
+	}
+	if e.lazyBody {
+		return e.lazyBodyContent()
 	}
 	var buf bytes.Buffer
 	ws := &etree.WriteSettings{}
@@ -79,8 +85,14 @@ func (e *Envelope) BodyContent() []byte {
 // WithoutWSRM returns the envelope re-serialised without its wsrm header
 // blocks (every Header child in the wsrm namespace), for delivery to a
 // consumer. A Header left with no element is dropped. Other headers, the
-// Body and the namespace declarations stay as they were read.
+// Body and the namespace declarations stay as they were read. Under
+// ParseOptions.SkipBody it may instead be the input's own bytes less those
+// blocks, kept by Parse and the same on every call: the caller must not
+// modify them.
 func (e *Envelope) WithoutWSRM() ([]byte, error) {
+	if e.spliced != nil {
+		return e.spliced[:len(e.spliced):len(e.spliced)], nil
+	}
 	// Written from shallow copies of the root and the Header, not from a
 	// deep copy of the document: this runs for every delivered message.
 	out := make([]byte, 0, e.size)

@@ -24,13 +24,25 @@ import (
 // and each element's children and attributes are gathered first and
 // stored in slices of their exact size.
 func readFast(b []byte, maxDepth, maxAttrs, maxElems int) *etree.Document {
-	r := fastReader{b: b, maxDepth: maxDepth, maxAttrs: maxAttrs, maxElems: maxElems}
+	doc, _ := readFastSpans(b, maxDepth, maxAttrs, maxElems, false)
+	return doc
+}
+
+// readFastSpans is readFast that, with skipBody, leaves the SOAP Body's
+// content out of the tree (fastread_skip.go) and returns where the parts
+// WithoutWSRM splices lie in b.
+func readFastSpans(b []byte, maxDepth, maxAttrs, maxElems int, skipBody bool) (*etree.Document, docSpans) {
+	r := fastReader{b: b, maxDepth: maxDepth, maxAttrs: maxAttrs, maxElems: maxElems, skipBody: skipBody}
 	r.guess = countTokens(b)
+	if skipBody {
+		r.guess = r.guess.outsideBody(b)
+	}
 	doc := etree.NewDocument()
 	if !r.document(&doc.Element) {
-		return nil
+		return nil, docSpans{}
 	}
-	return doc
+	r.spans.read = skipBody
+	return doc, r.spans
 }
 
 // fastReader is one readFast call.
@@ -51,6 +63,8 @@ type fastReader struct {
 	attrSlab           []etree.Attr
 	names              [8]string // recently read names not in internTable
 	nameNext           int
+	skipBody           bool     // ParseOptions.SkipBody
+	spans              docSpans // under skipBody
 }
 
 type pendingAttr struct{ space, key, value string }
@@ -60,6 +74,7 @@ type pendingAttr struct{ space, key, value string }
 type openElement struct {
 	el    *etree.Element
 	start int
+	at    int // where its start tag begins in b
 }
 
 // document reads the whole input into doc: prolog, one root, epilogue.
@@ -210,6 +225,9 @@ func (r *fastReader) element(doc *etree.Element) bool {
 			if !r.endTag(top.el) {
 				return false
 			}
+			if r.skipBody {
+				r.span(top.el, top.at, len(r.open))
+			}
 			r.adopt(top.el, r.kids[top.start:])
 			r.kids, r.open = r.kids[:top.start], r.open[:len(r.open)-1]
 			if len(r.open) == 0 {
@@ -226,6 +244,7 @@ func (r *fastReader) element(doc *etree.Element) bool {
 			if len(r.open)+1 > r.maxDepth || !r.count() {
 				return false
 			}
+			at := r.i
 			el, empty, ok := r.startTag()
 			switch {
 			case !ok:
@@ -235,11 +254,17 @@ func (r *fastReader) element(doc *etree.Element) bool {
 				return true
 			case empty:
 				r.kids = append(r.kids, el)
+				if r.skipBody {
+					r.span(el, at, len(r.open)+1)
+				}
 			default:
 				if len(r.open) > 0 {
 					r.kids = append(r.kids, el)
 				}
-				r.open = append(r.open, openElement{el: el, start: len(r.kids)})
+				r.open = append(r.open, openElement{el: el, start: len(r.kids), at: at})
+				if r.skipBody && r.isSOAPBody(el) && !r.skipContent(el) {
+					return false
+				}
 			}
 			continue
 		default:
@@ -448,37 +473,55 @@ func (r *fastReader) endTag(top *etree.Element) bool {
 // comment reads `<!--…-->` at r.i; "--" may only end it. Only printable
 // ASCII and white space other than '\r' are taken.
 func (r *fastReader) comment() (etree.Token, bool) {
-	start := r.i + 4
-	end := indexAt(r.b, start, "--")
-	if end < 0 || end+2 >= len(r.b) || r.b[end+2] != '>' {
+	start, end, ok := r.commentEnd()
+	if !ok {
 		return nil, false
+	}
+	return etree.NewComment(string(r.b[start:end])), true
+}
+
+// commentEnd reads the comment at r.i and returns its text's span.
+func (r *fastReader) commentEnd() (start, end int, ok bool) {
+	start = r.i + 4
+	end = indexAt(r.b, start, "--")
+	if end < 0 || end+2 >= len(r.b) || r.b[end+2] != '>' {
+		return 0, 0, false
 	}
 	for _, c := range r.b[start:end] {
 		if c >= 0x80 || c < 0x20 && c != '\t' && c != '\n' {
-			return nil, false
+			return 0, 0, false
 		}
 	}
 	r.i = end + 3
-	return etree.NewComment(string(r.b[start:end])), true
+	return start, end, true
 }
 
 // cdata reads `<![CDATA[…]]>` at r.i as text (etree keeps no CDATA flag
 // when reading without PreserveCData).
 func (r *fastReader) cdata() (etree.Token, bool) {
-	start := r.i + len("<![CDATA[")
-	end := indexAt(r.b, start, "]]>")
-	if end < 0 {
+	start, end, ok := r.cdataEnd()
+	if !ok {
 		return nil, false
+	}
+	return r.newText(internSpace(r.b[start:end])), true
+}
+
+// cdataEnd reads the CDATA section at r.i and returns its text's span.
+func (r *fastReader) cdataEnd() (start, end int, ok bool) {
+	start = r.i + len("<![CDATA[")
+	end = indexAt(r.b, start, "]]>")
+	if end < 0 {
+		return 0, 0, false
 	}
 	for i := start; i < end; {
 		n, ok := charLen(r.b, i)
 		if !ok {
-			return nil, false
+			return 0, 0, false
 		}
 		i += n
 	}
 	r.i = end + 3
-	return r.newText(internSpace(r.b[start:end])), true
+	return start, end, true
 }
 
 // newText is a text token from the slab, flagged as white space the way

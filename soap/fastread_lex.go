@@ -59,16 +59,29 @@ func (r *fastReader) nameBytes() (space, local []byte, ok bool) {
 
 // attrValue reads a quoted value; '<' in it is malformed.
 func (r *fastReader) attrValue() (string, bool) {
-	if r.i >= len(r.b) || r.b[r.i] != '"' && r.b[r.i] != '\'' {
+	raw, plain, ok := r.attrRaw()
+	if !ok {
 		return "", false
+	}
+	if plain {
+		return string(raw), true
+	}
+	return r.decode(raw)
+}
+
+// attrRaw reads a quoted value as it is written; plain when it holds no
+// reference (which the caller then decodes, and so checks).
+func (r *fastReader) attrRaw() (raw []byte, plain, ok bool) {
+	if r.i >= len(r.b) || r.b[r.i] != '"' && r.b[r.i] != '\'' {
+		return nil, false, false
 	}
 	q := r.b[r.i]
 	r.i++
 	start := r.i
-	plain := true
+	plain = true
 	for {
 		if r.i >= len(r.b) {
-			return "", false
+			return nil, false, false
 		}
 		c := r.b[r.i]
 		if c == q {
@@ -76,49 +89,56 @@ func (r *fastReader) attrValue() (string, bool) {
 		}
 		switch {
 		case c == '<':
-			return "", false
+			return nil, false, false
 		case c == '&':
 			plain = false
 			r.i++
 		default:
 			n, ok := charLen(r.b, r.i)
 			if !ok {
-				return "", false
+				return nil, false, false
 			}
 			r.i += n
 		}
 	}
-	raw := r.b[start:r.i]
+	raw = r.b[start:r.i]
 	r.i++
-	if plain {
-		return string(raw), true
-	}
-	return r.decode(raw)
+	return raw, plain, true
 }
 
 // text reads character data up to the next '<' or the end.
 func (r *fastReader) text() (string, bool) {
+	raw, plain, ok := r.textRaw()
+	if !ok {
+		return "", false
+	}
+	return r.textValue(raw, plain)
+}
+
+// textRaw reads character data up to the next '<' or the end as it is
+// written; plain when it holds no reference.
+func (r *fastReader) textRaw() (raw []byte, plain, ok bool) {
 	start := r.i
-	plain := true
+	plain = true
 	for r.i < len(r.b) {
 		c := r.b[r.i]
 		switch {
 		case c == '<':
-			return r.textValue(r.b[start:r.i], plain)
+			return r.b[start:r.i], plain, true
 		case c == '&':
 			plain = false
 			r.i++
 		case c == ']' && hasPrefixAt(r.b, r.i, "]]>"):
-			return "", false
+			return nil, false, false
 		default:
 			n, ok := charLen(r.b, r.i)
 			if !ok {
-				return "", false
+				return nil, false, false
 			}
 			r.i += n
 		}
 	}
-	return r.textValue(r.b[start:], plain)
+	return r.b[start:], plain, true
 }
 
 func (r *fastReader) textValue(raw []byte, plain bool) (string, bool) {
@@ -130,6 +150,15 @@ func (r *fastReader) textValue(raw []byte, plain bool) (string, bool) {
 
 // decode replaces the references in raw; any other '&' is malformed.
 func (r *fastReader) decode(raw []byte) (string, bool) {
+	out, ok := r.decodeBytes(raw)
+	if !ok {
+		return "", false
+	}
+	return string(out), true
+}
+
+// decodeBytes is decode into r.scratch, valid until the next call.
+func (r *fastReader) decodeBytes(raw []byte) ([]byte, bool) {
 	out := r.scratch[:0]
 	for i := 0; i < len(raw); {
 		c := raw[i]
@@ -146,7 +175,7 @@ func (r *fastReader) decode(raw []byte) (string, bool) {
 			}
 		}
 		if semi < 0 {
-			return "", false
+			return nil, false
 		}
 		ref := raw[i+1 : semi]
 		switch string(ref) {
@@ -163,14 +192,14 @@ func (r *fastReader) decode(raw []byte) (string, bool) {
 		default:
 			ch, ok := charRef(ref)
 			if !ok {
-				return "", false
+				return nil, false
 			}
 			out = utf8.AppendRune(out, ch)
 		}
 		i = semi + 1
 	}
 	r.scratch = out
-	return string(out), true
+	return out, true
 }
 
 // charRef decodes the "#N" or "#xH" of a numeric reference to a character

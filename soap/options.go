@@ -33,6 +33,22 @@ type ParseOptions struct {
 	// document is built past it: a small body of many tiny elements would
 	// otherwise cost about 40 times its size in memory (issue 18).
 	MaxElements int
+	// SkipBody lets Parse leave the content of the SOAP Body out of the
+	// tree, for a caller that reads the headers and then only WithoutWSRM
+	// or BodyContent (the receiver's path: issue #22, the Body is most of a
+	// message's tree). The content is checked exactly as without it, so
+	// every error, header and Fault is the same. What changes: when the
+	// input takes the fast reader (any plain UTF-8 envelope), Body (and so
+	// Doc) may have no children even though the input's Body has some;
+	// WithoutWSRM returns the input's bytes less its wsrm blocks (and a
+	// Header left empty) instead of the tree written anew, and BodyContent
+	// the Body's content as it was written, each child element with the
+	// namespace declarations in scope added as Standalone adds them. Both
+	// are the same XML as without SkipBody (FuzzParseSkipBody), and hold
+	// no reference to the input. The content is built anyway when its
+	// first element is named Fault (decodeFault reads it) and when the
+	// input needs etree's reader.
+	SkipBody bool
 }
 
 // withDefaults returns o with every unset limit at its default.

@@ -23,6 +23,8 @@ type Envelope struct {
 	// Header is the SOAP Header element; nil when absent.
 	Header *etree.Element
 	// Body is the SOAP Body element; never nil in an Envelope without error.
+	// Under ParseOptions.SkipBody it may have no children (read its
+	// content with BodyContent).
 	Body *etree.Element
 	// Request is the wsrm:Request block; nil when absent.
 	Request *Request
@@ -35,6 +37,12 @@ type Envelope struct {
 
 	// size is the length of the parsed bytes (a buffer size hint).
 	size int
+	// Under SkipBody, when readFast read the input (splice): the input
+	// without its wsrm blocks, and, when Body was left without its
+	// children, its content's place in it.
+	spliced          []byte
+	lazyBody         bool
+	bodyFrom, bodyTo int
 }
 
 // Headers returns every header block (element child of Header) in document
@@ -96,7 +104,7 @@ func Parse(b []byte, o ParseOptions) (*Envelope, error) {
 		return nil, err
 	}
 	b = bytes.TrimPrefix(b, utf8BOM)
-	doc, err := readDocument(b, o)
+	doc, spans, err := readDocument(b, o)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +117,11 @@ func Parse(b []byte, o ParseOptions) (*Envelope, error) {
 		return nil, faults.New(faults.InvalidRequest, "soap.envelope.unknown-version",
 			"Envelope is in namespace "+quote(root.NamespaceURI())+", not SOAP 1.1 or 1.2")
 	}
-	if err := env.findParts(root); err != nil {
+	err = env.findParts(root)
+	if spans.read {
+		env.splice(b, &spans)
+	}
+	if err != nil {
 		return env, err
 	}
 	if err := env.decodeHeaders(o); err != nil {
@@ -124,21 +136,22 @@ func Parse(b []byte, o ParseOptions) (*Envelope, error) {
 // readDocument builds the document of b: with readFast when it can, else
 // with etree's reader, whose errors become faults, and then checkDocument.
 // readFast takes only documents that pass checkDocument (FuzzReadFast
-// checks it), so its documents are not walked twice.
-func readDocument(b []byte, o ParseOptions) (*etree.Document, error) {
+// checks it), so its documents are not walked twice. Under o.SkipBody the
+// spans of readFast's document come too (none for etree's).
+func readDocument(b []byte, o ParseOptions) (*etree.Document, docSpans, error) {
 	settings := etree.ReadSettings{
 		CharsetReader:          refuseCharset,
 		MaxDepth:               o.MaxDepth,
 		PreserveDuplicateAttrs: true, // checkTokens refuses duplicates
 	}
-	if doc := readFast(b, o.MaxDepth, o.MaxAttributes, o.MaxElements); doc != nil {
+	if doc, spans := readFastSpans(b, o.MaxDepth, o.MaxAttributes, o.MaxElements, o.SkipBody); doc != nil {
 		doc.ReadSettings = settings
-		return doc, nil
+		return doc, spans, nil
 	}
 	// Counted before etree builds anything: its document costs ~40 times
 	// the bytes of a body of tiny elements (issue 18).
 	if countMarkup(b, o.MaxElements) > o.MaxElements {
-		return nil, faults.New(faults.InvalidRequest, "soap.limit.elements",
+		return nil, docSpans{}, faults.New(faults.InvalidRequest, "soap.limit.elements",
 			"envelope has more than "+itoa(uint64(o.MaxElements))+" elements, comments and CDATA sections")
 	}
 	doc := etree.NewDocument()
@@ -146,17 +159,17 @@ func readDocument(b []byte, o ParseOptions) (*etree.Document, error) {
 	if err := doc.ReadFromBytes(b); err != nil {
 		switch {
 		case errors.Is(err, etree.ErrMaxDepth):
-			return nil, faults.New(faults.InvalidRequest, "soap.limit.depth",
+			return nil, docSpans{}, faults.New(faults.InvalidRequest, "soap.limit.depth",
 				"XML nesting is deeper than "+itoa(uint64(o.MaxDepth)))
 		case errors.Is(err, errEncoding):
-			return nil, faults.New(faults.InvalidRequest, "soap.xml.encoding", err.Error())
+			return nil, docSpans{}, faults.New(faults.InvalidRequest, "soap.xml.encoding", err.Error())
 		}
-		return nil, faults.New(faults.InvalidRequest, "soap.xml.malformed", "not well-formed XML: "+err.Error())
+		return nil, docSpans{}, faults.New(faults.InvalidRequest, "soap.xml.malformed", "not well-formed XML: "+err.Error())
 	}
 	if err := checkDocument(doc, o); err != nil {
-		return nil, err
+		return nil, docSpans{}, err
 	}
-	return doc, nil
+	return doc, docSpans{}, nil
 }
 
 // checkDocument walks every token once: no DOCTYPE or other directive, no
