@@ -37,6 +37,9 @@ type Node struct {
 	in       chan request
 	fbMu     sync.Mutex
 	feedback []input // guarded by fbMu
+	// fbSpare is the slice the loop handed back after applying it
+	// (doneFeedback), for the next feedback; guarded by fbMu.
+	fbSpare  []input
 	fbSignal chan struct{}
 	quit     chan struct{} // closed by Close
 	done     chan struct{} // closed when the loop ends
@@ -249,10 +252,12 @@ func (n *Node) run() {
 // off) whenever its Persist reaches the job limits, so that every commit
 // fits the store's (jobs.go, #18).
 func (n *Node) step(now time.Time, batch []request, tick bool) {
-	for _, in := range n.takeFeedback() {
+	fb := n.takeFeedback()
+	for _, in := range fb {
 		in.apply(n.eng, now)
 		n.handOffIfFull()
 	}
+	n.doneFeedback(fb)
 	for _, r := range batch {
 		r.in.apply(n.eng, now)
 		if r.done != nil {

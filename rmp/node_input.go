@@ -167,13 +167,26 @@ func (n *Node) post(in input) {
 	n.kick()
 }
 
-// takeFeedback returns the results posted since the last call.
+// takeFeedback returns the results posted since the last call; the loop
+// owns the slice until it hands it back with doneFeedback.
 func (n *Node) takeFeedback() []input {
 	n.fbMu.Lock()
 	defer n.fbMu.Unlock()
 	fb := n.feedback
-	n.feedback = nil
+	n.feedback, n.fbSpare = n.fbSpare, nil
 	return fb
+}
+
+// doneFeedback hands back a slice takeFeedback returned, applied, so that
+// posts reuse it instead of growing a new one (#22).
+func (n *Node) doneFeedback(fb []input) {
+	if cap(fb) > 4096 {
+		return // after a burst: let it go
+	}
+	clear(fb) // keeps no input alive
+	n.fbMu.Lock()
+	n.fbSpare = fb[:0]
+	n.fbMu.Unlock()
 }
 
 // kick makes the loop run again at once: for posted results, and for work

@@ -91,7 +91,10 @@ func (r *Receiver) takeCarry(now time.Time, due []*gstate) []*gstate {
 
 // advanceFamily applies what is due at now to f's generations.
 func (r *Receiver) advanceFamily(now time.Time, f *family) {
-	for _, g := range slices.Clone(f.gens) {
+	// advanceGroup may remove generations from f.gens: walk a copy, on the
+	// stack for the usual few.
+	var few [4]*gstate
+	for _, g := range append(few[:0], f.gens...) {
 		if g.has(hasDeadlineBit) && !now.Before(g.deadline) {
 			r.touch(g)
 			r.advanceGroup(now, g)

@@ -301,10 +301,10 @@ func (s *Sender) PollResult(now time.Time, id PollID, ok bool) Ready {
 			}
 			var ms []*message
 			if g.singleton {
-				ms = pendingIn(g, 0, 0)
+				ms = pendingIn(ms, g, 0, 0)
 			} else {
 				for _, r := range ref.Ranges {
-					ms = append(ms, pendingIn(g, r.From, r.To)...)
+					ms = pendingIn(ms, g, r.From, r.To)
 				}
 			}
 			for _, m := range ms {

@@ -67,7 +67,8 @@ func (s *Sender) applyRange(now time.Time, g *groupState, from, to uint64, code 
 	if d := s.dests[g.to]; code != 0 && d != nil {
 		d.faultSeen = true // polls back to PollInterval (poll.go)
 	}
-	ms := pendingIn(g, from, to)
+	var few [4]*message // the usual reply: on the stack
+	ms := pendingIn(few[:0], g, from, to)
 	switch {
 	case code == 0:
 		for _, m := range ms {
@@ -123,10 +124,10 @@ func (s *Sender) retryable(now time.Time, m *message) {
 	s.scheduleMessage(m)
 }
 
-// pendingIn returns the pending messages of g numbered from..to, in number
-// order, in O(min(range, pending)) lookups plus a sort.
-func pendingIn(g *groupState, from, to uint64) []*message {
-	var ms []*message
+// pendingIn appends to ms the pending messages of g numbered from..to, in
+// number order, in O(min(range, pending)) lookups plus a sort.
+func pendingIn(ms []*message, g *groupState, from, to uint64) []*message {
+	start := len(ms)
 	if to-from < uint64(len(g.pending)) {
 		for n := from; ; n++ {
 			if m := g.pending[n]; m != nil {
@@ -143,7 +144,7 @@ func pendingIn(g *groupState, from, to uint64) []*message {
 			ms = append(ms, m)
 		}
 	}
-	slices.SortFunc(ms, func(a, b *message) int { return cmp.Compare(a.number, b.number) })
+	slices.SortFunc(ms[start:], func(a, b *message) int { return cmp.Compare(a.number, b.number) })
 	return ms
 }
 
