@@ -33,9 +33,10 @@ func readFast(b []byte, maxDepth, maxAttrs, maxElems int) *etree.Document {
 // WithoutWSRM splices lie in b.
 func readFastSpans(b []byte, maxDepth, maxAttrs, maxElems int, skipBody bool) (*etree.Document, docSpans) {
 	r := fastReader{b: b, maxDepth: maxDepth, maxAttrs: maxAttrs, maxElems: maxElems, skipBody: skipBody}
-	r.guess = countTokens(b)
 	if skipBody {
-		r.guess = r.guess.outsideBody(b)
+		r.guess = countOutsideBody(b)
+	} else {
+		r.guess = countTokens(b)
 	}
 	doc := etree.NewDocument()
 	if !r.document(&doc.Element) {

@@ -279,20 +279,21 @@ func (r *fastReader) skimBound(prefix []byte, declares bool, attrs []skimAttr, d
 	return false
 }
 
-// outsideBody is c for the part of b before its Body's start tag, where
-// the tree's tokens under SkipBody are (about: a guess for slab sizes).
-func (c tokenCounts) outsideBody(b []byte) tokenCounts {
+// countOutsideBody is countTokens for the part of b before its Body's
+// start tag, where the tree's tokens under skipBody are (about: a guess
+// for slab sizes).
+func countOutsideBody(b []byte) tokenCounts {
 	for i := 0; ; {
 		j := bytes.Index(b[i:], []byte("Body"))
 		if j < 0 {
-			return c
+			return countTokens(b)
 		}
 		i += j
 		if i > 0 && (b[i-1] == '<' || b[i-1] == ':') {
-			out := countTokens(b[:i])
-			out.elements += 2
-			out.texts += 2
-			return out
+			c := countTokens(b[:i])
+			c.elements += 2
+			c.texts += 2
+			return c
 		}
 		i += 4
 	}
