@@ -49,13 +49,37 @@ func (e *Engine) learnDestPeer(rawURL string, p peer.Peer) {
 	e.destPeers[o] = p.ID()
 }
 
-// tlsOrigin is rawURL's scheme://host when it is an https:// URL.
+// tlsOrigin is rawURL's scheme://host when it is an https:// URL. A URL
+// that does not begin with "https:" is not parsed at all: the engine's
+// loop asks this of every answer (answerSource, #22).
 func tlsOrigin(rawURL string) (string, bool) {
+	if !hasHTTPSScheme(rawURL) {
+		return "", false
+	}
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Scheme != "https" || u.Host == "" {
 		return "", false
 	}
 	return outbound.Origin(u), true
+}
+
+// hasHTTPSScheme reports whether s begins with "https:", in any case
+// (url.Parse's scheme is that, lowercased, for no other string).
+func hasHTTPSScheme(s string) bool {
+	const want = "https:"
+	if len(s) < len(want) {
+		return false
+	}
+	for i := range len(want) {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != want[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // bindReplies keeps the entries of rs that src may speak for and counts

@@ -2,6 +2,7 @@ package rmp
 
 import (
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -139,4 +140,24 @@ func TestRepliesBeforeTheDestinationIsKnown(t *testing.T) {
 	a = s.callback(peerB, replyEnvelope(t, toB, 0))
 	require.Equal(t, http.StatusAccepted, a.Status)
 	require.Equal(t, []string{"0 acknowledged"}, s.outcomes)
+}
+
+// tlsOrigin skips the parse of a URL that does not begin with "https:"
+// (#22) and answers as the parse does for every URL.
+func TestTLSOriginAgreesWithTheParse(t *testing.T) {
+	parsed := func(raw string) (string, bool) {
+		u, err := url.Parse(raw)
+		if err != nil || u.Scheme != "https" || u.Host == "" {
+			return "", false
+		}
+		return outbound.Origin(u), true
+	}
+	for _, raw := range []string{"", "h", "https", "https:", "https://", "https://H.example:8443/rm?x",
+		"HTTPS://h.example", "HtTpS://h.example/", "http://h.example", "httpx://h.example", " https://h.example",
+		"https//h.example", "httpſ://h.example", "https:h.example", "https://[::1]:443/", "https://%zz/"} {
+		o, ok := tlsOrigin(raw)
+		wo, wok := parsed(raw)
+		require.Equal(t, wok, ok, raw)
+		require.Equal(t, wo, o, raw)
+	}
 }

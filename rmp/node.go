@@ -65,6 +65,7 @@ type Node struct {
 	ctx         context.Context // the workers'; cancelled by Close
 	cancel      context.CancelFunc
 	noAck       noAckWarnings // the groups whose missing acks were logged
+	checked     checkedTo     // submission destinations the policy passed
 
 	closeOnce sync.Once
 	closeErr  error
@@ -119,7 +120,7 @@ func Open(cfg NodeConfig) (*Node, error) {
 // is durably stored; its outcome comes later through the OutcomeHandler.
 func (n *Node) Submit(ctx context.Context, s Submission) (sender.MessageRef, error) {
 	if s.To != "" {
-		if err := n.cfg.Outbound.CheckURL(s.To); err != nil {
+		if err := n.checkTo(s.To); err != nil {
 			return sender.MessageRef{}, fmt.Errorf("%w: destination: %w", sender.ErrInvalidSubmission, err)
 		}
 	}

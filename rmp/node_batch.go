@@ -37,7 +37,7 @@ func (n *Node) SubmitBatch(ctx context.Context, subs []Submission) ([]sender.Mes
 		if s.To == "" {
 			continue
 		}
-		if err := n.cfg.Outbound.CheckURL(s.To); err != nil {
+		if err := n.checkTo(s.To); err != nil {
 			return nil, &sender.BatchError{Index: i, Err: fmt.Errorf("%w: destination: %w", sender.ErrInvalidSubmission, err)}
 		}
 	}

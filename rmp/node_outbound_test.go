@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -96,4 +97,22 @@ func TestNodeRefusesDestinationsByPolicy(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	require.Empty(t, tr.posted(), "a refused destination was called")
 	require.Empty(t, rc.delivered, "a refused message was delivered")
+}
+
+// Submit remembers the destinations its policy check passed, boundedly,
+// and checks a refused one again every time (#22).
+func TestSubmitRemembersCheckedDestinations(t *testing.T) {
+	n, err := Open(NodeConfig{Engine: engineConfig("s"), Store: memstore.New(memstore.Options{}), Transport: &recordingTransport{}})
+	require.NoError(t, err)
+	defer n.Close(context.Background())
+	for range 2 {
+		require.ErrorIs(t, n.checkTo("http://10.1.2.3/rmp"), outbound.ErrRefused)
+	}
+	for i := range maxCheckedTo + 5 {
+		require.NoError(t, n.checkTo(fmt.Sprintf("http://receiver.example/rmp?%d", i)))
+	}
+	n.checked.mu.Lock()
+	defer n.checked.mu.Unlock()
+	require.LessOrEqual(t, len(n.checked.ok), maxCheckedTo)
+	require.NotContains(t, n.checked.ok, "http://10.1.2.3/rmp")
 }
