@@ -3,6 +3,7 @@ package rmp
 import (
 	"net"
 	"net/http"
+	"net/netip"
 
 	"github.com/wsrkit/wsrkit/rmp/peer"
 	"github.com/wsrkit/wsrkit/rmp/receiver"
@@ -28,8 +29,15 @@ func clientAddr(r *http.Request) string {
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	if ip := net.ParseIP(host); ip != nil {
-		return ip.String()
+	// net.ParseIP(host).String() without its two allocations when host is
+	// already written so (#22); net.ParseIP takes no zone.
+	a, err := netip.ParseAddr(host)
+	if err != nil || a.Zone() != "" {
+		return host
+	}
+	var buf [64]byte
+	if s := a.Unmap().AppendTo(buf[:0]); string(s) != host {
+		return string(s)
 	}
 	return host
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -55,4 +56,26 @@ func TestNodeBoundsOpenGroupsPerClientAddress(t *testing.T) {
 	}
 	require.Contains(t, post("192.0.2.1:2000", 2), "MessageStoreOverflow", "the same address on another connection")
 	require.False(t, strings.Contains(post("192.0.2.2:1000", 3), "MessageStoreOverflow"), "another peer")
+}
+
+// clientAddr writes the address as net.ParseIP's String does (#22: without
+// its allocations when the address is written so already).
+func TestClientAddrIsParseIPs(t *testing.T) {
+	for _, remote := range []string{"10.1.2.3:5555", "[::1]:80", "[::ffff:10.1.2.3]:1", "[2001:DB8::0:1]:443",
+		"[fe80::1%eth0]:80", "010.1.2.3:80", "host.example:80", "garbage", "[::1]", "1.2.3.4"} {
+		r := httptest.NewRequest(http.MethodPost, "/rmp", nil)
+		r.RemoteAddr = remote
+		host, _, err := net.SplitHostPort(remote)
+		if err != nil {
+			host = remote
+		}
+		want := host
+		if ip := net.ParseIP(host); ip != nil {
+			want = ip.String()
+		}
+		require.Equal(t, want, clientAddr(r), remote)
+	}
+	r := httptest.NewRequest(http.MethodPost, "/rmp", nil)
+	r.RemoteAddr = "10.1.2.3:5555"
+	require.Zero(t, testing.AllocsPerRun(10, func() { clientAddr(r) }))
 }
