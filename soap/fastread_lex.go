@@ -35,7 +35,7 @@ func (r *fastReader) intern(b []byte) string {
 
 func (r *fastReader) nameBytes() (space, local []byte, ok bool) {
 	start, colon := r.i, -1
-	for r.i < len(r.b) && isNameByte(r.b[r.i]) {
+	for r.i < len(r.b) && nameByte[r.b[r.i]] {
 		if r.b[r.i] == ':' {
 			if colon >= 0 {
 				return nil, nil, false
@@ -80,6 +80,9 @@ func (r *fastReader) attrRaw() (raw []byte, plain, ok bool) {
 	start := r.i
 	plain = true
 	for {
+		for r.i < len(r.b) && plainAttrByte[r.b[r.i]] {
+			r.i++
+		}
 		if r.i >= len(r.b) {
 			return nil, false, false
 		}
@@ -121,6 +124,10 @@ func (r *fastReader) textRaw() (raw []byte, plain, ok bool) {
 	start := r.i
 	plain = true
 	for r.i < len(r.b) {
+		if plainTextByte[r.b[r.i]] {
+			r.i++
+			continue
+		}
 		c := r.b[r.i]
 		switch {
 		case c == '<':
@@ -278,6 +285,27 @@ func isSpaceNoCRString(s string) bool {
 }
 
 func isNameStart(c byte) bool { return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || c == '_' }
+
+// Lookup tables of the lexer's inner loops: name bytes, and the bytes of
+// text and of attribute values that need no look of their own (printable
+// ASCII, tab and line feed, but for markup, references, ']' in text and
+// quotes in values).
+var (
+	nameByte      = byteTable(isNameByte)
+	plainTextByte = byteTable(func(c byte) bool {
+		return c == '\t' || c == '\n' || c >= 0x20 && c < utf8.RuneSelf && c != '<' && c != '&' && c != ']'
+	})
+	plainAttrByte = byteTable(func(c byte) bool {
+		return c == '\t' || c == '\n' || c >= 0x20 && c < utf8.RuneSelf && c != '<' && c != '&' && c != '"' && c != '\''
+	})
+)
+
+func byteTable(f func(byte) bool) (t [256]bool) {
+	for c := range 256 {
+		t[c] = f(byte(c))
+	}
+	return t
+}
 
 func isNameByte(c byte) bool {
 	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' ||
