@@ -4,7 +4,10 @@ package soap
 // references, each checked the way encoding/xml checks them; anything
 // readFast does not model makes it decline.
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // name reads an ASCII XML name with at most one colon, neither first nor
 // last, as interned strings where possible.
@@ -34,27 +37,25 @@ func (r *fastReader) intern(b []byte) string {
 }
 
 func (r *fastReader) nameBytes() (space, local []byte, ok bool) {
-	start, colon := r.i, -1
-	for r.i < len(r.b) && nameByte[r.b[r.i]] {
-		if r.b[r.i] == ':' {
-			if colon >= 0 {
-				return nil, nil, false
-			}
-			colon = r.i
-		}
-		r.i++
+	b, start := r.b, r.i
+	i := start
+	for i < len(b) && nameByte[b[i]] {
+		i++
 	}
+	r.i = i
 	// A byte ≥ 0x80 would continue the name for encoding/xml.
-	if r.i == start || r.i < len(r.b) && r.b[r.i] >= utf8.RuneSelf || !isNameStart(r.b[start]) {
+	if i == start || i < len(b) && b[i] >= utf8.RuneSelf || !isNameStart(b[start]) {
 		return nil, nil, false
 	}
+	name := b[start:i]
+	colon := bytes.IndexByte(name, ':')
 	if colon < 0 {
-		return nil, r.b[start:r.i], true
+		return nil, name, true
 	}
-	if colon == start || colon == r.i-1 || !isNameStart(r.b[colon+1]) {
+	if colon == 0 || colon == len(name)-1 || !isNameStart(name[colon+1]) || bytes.IndexByte(name[colon+1:], ':') >= 0 {
 		return nil, nil, false
 	}
-	return r.b[start:colon], r.b[colon+1 : r.i], true
+	return name[:colon], name[colon+1:], true
 }
 
 // attrValue reads a quoted value; '<' in it is malformed.
@@ -72,21 +73,22 @@ func (r *fastReader) attrValue() (string, bool) {
 // attrRaw reads a quoted value as it is written; plain when it holds no
 // reference (which the caller then decodes, and so checks).
 func (r *fastReader) attrRaw() (raw []byte, plain, ok bool) {
-	if r.i >= len(r.b) || r.b[r.i] != '"' && r.b[r.i] != '\'' {
+	b, i := r.b, r.i
+	if i >= len(b) || b[i] != '"' && b[i] != '\'' {
 		return nil, false, false
 	}
-	q := r.b[r.i]
-	r.i++
-	start := r.i
+	q := b[i]
+	i++
+	start := i
 	plain = true
 	for {
-		for r.i < len(r.b) && plainAttrByte[r.b[r.i]] {
-			r.i++
+		for i < len(b) && plainAttrByte[b[i]] {
+			i++
 		}
-		if r.i >= len(r.b) {
+		if i >= len(b) {
 			return nil, false, false
 		}
-		c := r.b[r.i]
+		c := b[i]
 		if c == q {
 			break
 		}
@@ -95,18 +97,17 @@ func (r *fastReader) attrRaw() (raw []byte, plain, ok bool) {
 			return nil, false, false
 		case c == '&':
 			plain = false
-			r.i++
+			i++
 		default:
-			n, ok := charLen(r.b, r.i)
+			n, ok := charLen(b, i)
 			if !ok {
 				return nil, false, false
 			}
-			r.i += n
+			i += n
 		}
 	}
-	raw = r.b[start:r.i]
-	r.i++
-	return raw, plain, true
+	r.i = i + 1
+	return b[start:i], plain, true
 }
 
 // text reads character data up to the next '<' or the end.
@@ -121,31 +122,34 @@ func (r *fastReader) text() (string, bool) {
 // textRaw reads character data up to the next '<' or the end as it is
 // written; plain when it holds no reference.
 func (r *fastReader) textRaw() (raw []byte, plain, ok bool) {
-	start := r.i
+	b, start := r.b, r.i
+	i := start
 	plain = true
-	for r.i < len(r.b) {
-		if plainTextByte[r.b[r.i]] {
-			r.i++
+	for i < len(b) {
+		if plainTextByte[b[i]] {
+			i++
 			continue
 		}
-		c := r.b[r.i]
+		c := b[i]
 		switch {
 		case c == '<':
-			return r.b[start:r.i], plain, true
+			r.i = i
+			return b[start:i], plain, true
 		case c == '&':
 			plain = false
-			r.i++
-		case c == ']' && hasPrefixAt(r.b, r.i, "]]>"):
+			i++
+		case c == ']' && hasPrefixAt(b, i, "]]>"):
 			return nil, false, false
 		default:
-			n, ok := charLen(r.b, r.i)
+			n, ok := charLen(b, i)
 			if !ok {
 				return nil, false, false
 			}
-			r.i += n
+			i += n
 		}
 	}
-	return r.b[start:], plain, true
+	r.i = i
+	return b[start:], plain, true
 }
 
 func (r *fastReader) textValue(raw []byte, plain bool) (string, bool) {
