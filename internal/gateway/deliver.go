@@ -90,7 +90,9 @@ func parseAnswer(answer []byte) *soap.Envelope {
 	if len(answer) == 0 || len(answer) > maxBusinessResponse {
 		return nil
 	}
-	env, err := soap.Parse(answer, soap.ParseOptions{})
+	// Only the Fault and BodyContent are read: the Body's tree is not
+	// needed, and its content is kept as the service wrote it (#22).
+	env, err := soap.Parse(answer, soap.ParseOptions{SkipBody: true})
 	if err != nil || env.Body == nil {
 		return nil
 	}

@@ -15,6 +15,10 @@ func TestBusinessResponseIsTheBodyOfASOAPAnswer(t *testing.T) {
 		{`<S:Envelope xmlns:S="http://schemas.xmlsoap.org/soap/envelope/"><S:Body><q:P xmlns:q="urn:q">1</q:P></S:Body></S:Envelope>`,
 			// Standalone: it carries the namespace declarations in scope.
 			`<q:P xmlns:q="urn:q" xmlns:S="http://schemas.xmlsoap.org/soap/envelope/">1</q:P>`},
+		// As the service wrote it (a signed response stays signed), plus the
+		// declarations in scope (#22).
+		{`<S:Envelope xmlns:S="http://schemas.xmlsoap.org/soap/envelope/"><S:Body><q:P xmlns:q='urn:q'  a="&#65;"><![CDATA[<1>]]></q:P ></S:Body></S:Envelope>`,
+			`<q:P xmlns:q='urn:q'  a="&#65;" xmlns:S="http://schemas.xmlsoap.org/soap/envelope/"><![CDATA[<1>]]></q:P >`},
 	}
 	for _, c := range cases {
 		resp, err := serviceAnswer("http://svc", 200, []byte(c.answer))
