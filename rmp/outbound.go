@@ -131,8 +131,7 @@ func (e *Engine) renderMessage(t *sender.Transmission) (outbound.Post, error) {
 	if h.ReplyTo != "" {
 		req.ReplyPattern.ReplyTo = &soap.ReplyTo{BareURI: h.ReplyTo}
 	}
-	// The headers take well under 1 KiB beside the body: one allocation.
-	b, err := soap.AppendRequestEnvelope(make([]byte, 0, len(body)+len(h.GroupID)+len(h.ReplyTo)+1024), v, req, body)
+	b, err := soap.AppendRequestEnvelope(make([]byte, 0, requestEnvelopeSize(&h, body)), v, req, body)
 	if err != nil {
 		return outbound.Post{}, fmt.Errorf("rmp: render %s: %w", h.GroupID, err)
 	}
