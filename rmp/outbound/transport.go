@@ -63,8 +63,10 @@ func (r PostResult) WithParsedReply(opts soap.ParseOptions) PostResult {
 }
 
 // ParsedReply is what WithParsedReply parsed: the envelope (nil when the
-// body has none or does not parse: no ack, R36) and its business response
-// (R73); ok is false when r was not parsed.
+// body has none or does not parse: no ack, R36; parsed with
+// soap.ParseOptions.SkipBody, so its Body's content is in business, not
+// in its tree) and its business response (R73); ok is false when r was
+// not parsed.
 func (r PostResult) ParsedReply() (env *soap.Envelope, business []byte, ok bool) {
 	return r.reply, r.business, r.parsed
 }
@@ -72,7 +74,7 @@ func (r PostResult) ParsedReply() (env *soap.Envelope, business []byte, ok bool)
 // businessResponse is the SOAP Body content of an answer that carries an
 // RM-Reply (R73), or nil when the Body holds nothing but white space.
 func businessResponse(env *soap.Envelope) []byte {
-	if env.Body == nil || len(env.Body.Child) == 0 {
+	if env.Body == nil {
 		return nil
 	}
 	b := env.BodyContent()
@@ -83,11 +85,14 @@ func businessResponse(env *soap.Envelope) []byte {
 }
 
 // parseReply is a response body's envelope; nil when it has none or does
-// not parse (no ack, R36).
+// not parse (no ack, R36). Only its headers, its Fault and its Body's
+// content are read, so the Body is not built (soap.ParseOptions.SkipBody):
+// the business response is the content as the receiver wrote it (#22).
 func parseReply(body []byte, opts soap.ParseOptions) *soap.Envelope {
 	if len(body) == 0 {
 		return nil
 	}
+	opts.SkipBody = true
 	env, err := soap.Parse(body, opts)
 	if err != nil {
 		return nil
