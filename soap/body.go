@@ -22,24 +22,15 @@ func writeStandalone(buf *bytes.Buffer, el *etree.Element) {
 	c := el.Copy()
 	own := map[string]bool{}
 	for _, a := range el.Attr {
-		if a.Space == "xmlns" {
-			own[a.Key] = true
-		} else if a.Space == "" && a.Key == "xmlns" {
-			own[""] = true
+		if prefix, ok := declaration(a); ok {
+			own[prefix] = true
 		}
 	}
 	type decl struct{ prefix, uri string }
 	var add []decl
 	for p := el.Parent(); p != nil; p = p.Parent() {
 		for _, a := range p.Attr {
-			prefix, ok := "", false
-			switch {
-			case a.Space == "xmlns":
-				prefix, ok = a.Key, true
-			case a.Space == "" && a.Key == "xmlns":
-				ok = true
-			}
-			if ok && !own[prefix] {
+			if prefix, ok := declaration(a); ok && !own[prefix] {
 				own[prefix] = true
 				add = append(add, decl{prefix, a.Value})
 			}

@@ -68,20 +68,25 @@ func (e *Envelope) splice(b []byte, s *docSpans) {
 // nsDecl is a namespace declaration: prefix "" is the default namespace.
 type nsDecl struct{ prefix, uri string }
 
+// declaration is the prefix a declares ("" for the default namespace), and
+// whether a is a namespace declaration at all.
+func declaration(a etree.Attr) (prefix string, ok bool) {
+	switch {
+	case a.Space == "xmlns":
+		return a.Key, true
+	case a.Space == "" && a.Key == "xmlns":
+		return "", true
+	}
+	return "", false
+}
+
 // inScope is every declaration in scope at el, the nearest one of each
 // prefix, nearest first.
 func inScope(el *etree.Element) []nsDecl {
 	var out []nsDecl
 	for p := el; p != nil; p = p.Parent() {
 		for _, a := range p.Attr {
-			prefix, ok := "", false
-			switch {
-			case a.Space == "xmlns":
-				prefix, ok = a.Key, true
-			case a.Space == "" && a.Key == "xmlns":
-				ok = true
-			}
-			if ok && !hasDecl(out, prefix) {
+			if prefix, ok := declaration(a); ok && !hasDecl(out, prefix) {
 				out = append(out, nsDecl{prefix, a.Value})
 			}
 		}
