@@ -25,6 +25,13 @@ func isDriverFile(path string) bool {
 		(strings.HasPrefix(base, "node") || strings.HasPrefix(base, "driver"))
 }
 
+// realTimeFiles call the wall clock though they are not the driver's:
+// the HTTP transport's exchange contexts are bounded by real time, as the
+// context.WithTimeout they replaced was (#22); nothing else is.
+var realTimeFiles = map[string]bool{
+	filepath.Join("..", "..", "rmp", "outbound", "watch.go"): true,
+}
+
 // wallClockCalls returns "file:line time.X" for each wall-clock call in src.
 func wallClockCalls(fset *token.FileSet, file *ast.File) []string {
 	timeName := ""
@@ -61,7 +68,7 @@ func TestNoWallClockUnderRmp(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || isDriverFile(path) {
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || isDriverFile(path) || realTimeFiles[path] {
 			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)

@@ -129,6 +129,7 @@ type HTTPTransport struct {
 	slots   map[string]chan struct{}  // per scheme+host; each holds MaxPerDestination tokens
 	byURL   map[string]*destination   // URLs already checked, at most maxCachedURLs
 	headers map[headerKey]http.Header // request headers by kind of Post, at most maxCachedHeaders
+	watches []*watch                  // idle exchange contexts, at most maxIdleWatches (watch.go)
 }
 
 // destination is what HTTPTransport keeps of a URL it checked: its
@@ -289,9 +290,9 @@ func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
 	if err != nil {
 		return PostResult{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
-	defer cancel()
-	req := d.tmpl.WithContext(ctx)
+	w := t.arm(ctx, t.cfg.Timeout)
+	defer t.disarm(w) // after the body is read and closed: Timeout bounds it too
+	req := d.tmpl.WithContext(w.ctx)
 	req.Header = h
 	if len(p.Body) > 0 {
 		// As http.NewRequest sets them for a []byte body: an in-memory
