@@ -2,6 +2,7 @@ package rmp
 
 import (
 	"net/http"
+	"sync"
 
 	"github.com/wsrkit/wsrkit/rmp/httpbody"
 	"github.com/wsrkit/wsrkit/rmp/peer"
@@ -51,7 +52,7 @@ func (n *Node) ServeInbound(w http.ResponseWriter, r *http.Request, in *Inbound)
 	}
 	n.busy.Add(1)
 	defer n.busy.Add(-1)
-	ch := make(chan Answer, 1)
+	ch := answerChans.Get().(chan Answer)
 	n.mu.Lock()
 	n.token++
 	tok := n.token
@@ -71,11 +72,19 @@ func (n *Node) ServeInbound(w http.ResponseWriter, r *http.Request, in *Inbound)
 	}
 	select {
 	case a := <-ch:
+		answerChans.Put(ch) // its one answer taken
 		writeAnswer(w, a)
 	case <-r.Context().Done():
 		forget()
 	}
 }
+
+// answerChans keeps the answer channels of requests that took their
+// answer: a token's channel gets exactly one (release, an awaitingAnswer
+// or failAnswers, each after taking it out of the node's maps under mu),
+// so a drained one is free; a request that gave up leaves its channel to
+// the garbage collector. Two allocations a request (#22).
+var answerChans = sync.Pool{New: func() any { return make(chan Answer, 1) }}
 
 func writeAnswer(w http.ResponseWriter, a Answer) {
 	if a.ContentType != "" {

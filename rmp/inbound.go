@@ -32,6 +32,7 @@ type Inbound struct {
 	replyToRefused, pollReplyToRefused bool
 	addr                               string         // the sender's IP address (clientAddr), for quotas
 	body                               *httpbody.Body // ReadRequest's, released once the engine has taken the request
+	wire                               eofReader      // ReadRequest's reader of the request body
 }
 
 // Envelope is the parsed envelope and its SOAP version, or the error that

@@ -2,6 +2,7 @@ package rmp
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -126,12 +127,14 @@ type request struct {
 func (n *Node) call(ctx context.Context, in input) error {
 	n.busy.Add(1)
 	defer n.busy.Add(-1)
-	done := make(reply, 1)
+	done := getReply()
 	if err := n.enqueue(ctx, request{in: in, done: done}); err != nil {
+		replies.Put(done) // never queued
 		return err
 	}
 	select {
 	case err := <-done:
+		replies.Put(done) // its one answer taken
 		return err
 	case <-ctx.Done():
 		return ctx.Err()
@@ -139,6 +142,14 @@ func (n *Node) call(ctx context.Context, in input) error {
 		return n.stoppedErr()
 	}
 }
+
+// replies keeps the reply channels of calls that took their answer: a
+// reply gets exactly one (the committer's, or drainQuit's), so a drained
+// one is free; a call that gave up leaves its reply to the garbage
+// collector. A channel of error is two allocations per call (#22).
+var replies = sync.Pool{New: func() any { return make(reply, 1) }}
+
+func getReply() reply { return replies.Get().(reply) }
 
 func (n *Node) enqueue(ctx context.Context, r request) error {
 	n.mu.Lock()
