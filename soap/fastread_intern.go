@@ -27,6 +27,11 @@ var internTable = func() map[string]string {
 		"To", "Action", "MessageID", "RelatesTo", "From", "FaultTo", "Address",
 		"xmlns", "xml", "S", "S11", "S12", "s", "soap", "soap12", "soapenv", "env", "SOAP-ENV", "SOAP_ENV",
 		"wsrm", "wsa", "wsse", "wsu", "xsi", "xsd")
+	// Attribute values every envelope repeats: the namespaces' URIs
+	// (xmlns declarations) and mustUnderstand's and relay's values
+	// (internValue).
+	add(NamespaceSOAP11, NamespaceSOAP12, NamespaceWSRM, NamespaceRef, namespaceXML,
+		"0", "1", "true", "false")
 	// Indentation: a line end and up to 32 spaces or 8 tabs, and the
 	// same without the line end.
 	for n := 0; n <= 32; n++ {
@@ -50,6 +55,16 @@ func intern(b []byte) string {
 // internSpace is intern for text: only short runs are looked up.
 func internSpace(b []byte) string {
 	if len(b) <= 33 {
+		return intern(b)
+	}
+	return string(b)
+}
+
+// internValue is intern for attribute values: only the short ones and
+// those that may be a namespace URI are looked up, so that the values
+// that differ per message (groupId, numbers) cost no lookup.
+func internValue(b []byte) string {
+	if len(b) <= len("false") || len(b) > len("http://") && string(b[:len("http://")]) == "http://" {
 		return intern(b)
 	}
 	return string(b)

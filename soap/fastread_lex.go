@@ -65,7 +65,7 @@ func (r *fastReader) attrValue() (string, bool) {
 		return "", false
 	}
 	if plain {
-		return string(raw), true
+		return internValue(raw), true
 	}
 	return r.decode(raw)
 }

@@ -229,3 +229,23 @@ func FuzzReadFast(f *testing.F) {
 		checkReadFast(t, data)
 	})
 }
+
+// An attribute value every envelope repeats (a namespace URI,
+// mustUnderstand's "1") is read without an allocation; any other is read
+// as it is written, whatever its length or prefix (#22).
+func TestInternValue(t *testing.T) {
+	for _, v := range []string{NamespaceSOAP11, NamespaceSOAP12, NamespaceWSRM, "1", "true"} {
+		b := []byte(v)
+		if got := internValue(b); got != v {
+			t.Fatalf("internValue(%q) = %q", v, got)
+		}
+		if n := testing.AllocsPerRun(10, func() { internValue(b) }); n != 0 {
+			t.Errorf("internValue(%q): %v allocations, want 0", v, n)
+		}
+	}
+	for _, v := range []string{"", "7", "12345", "http://", "http://example.org/x", "urn:uuid:0d5f7c1e", NamespaceSOAP11 + "x"} {
+		if got := internValue([]byte(v)); got != v {
+			t.Fatalf("internValue(%q) = %q", v, got)
+		}
+	}
+}
