@@ -2,6 +2,7 @@ package soap
 
 import (
 	"bytes"
+	"sync"
 
 	"github.com/beevik/etree"
 )
@@ -38,12 +39,47 @@ func readFastSpans(b []byte, maxDepth, maxAttrs, maxElems int, skipBody bool) (*
 	} else {
 		r.guess = countTokens(b)
 	}
+	sc, _ := scratches.Get().(*fastScratch)
+	if sc == nil {
+		sc = new(fastScratch)
+	}
+	r.open, r.kids, r.attrs = sc.open[:0], sc.kids[:0], sc.attrs[:0]
 	doc := etree.NewDocument()
-	if !r.document(&doc.Element) {
+	ok := r.document(&doc.Element)
+	sc.keep(&r)
+	if !ok {
 		return nil, docSpans{}
 	}
 	r.spans.read = skipBody
 	return doc, r.spans
+}
+
+// fastScratch is the memory of a fastReader that no document keeps: its
+// open elements, the children gathered for them and the pending
+// attributes, pooled so that a parse does not allocate them (three
+// allocations a parse, #22).
+type fastScratch struct {
+	open  []openElement
+	kids  []etree.Token
+	attrs []pendingAttr
+}
+
+var scratches sync.Pool
+
+// maxScratch bounds the slices a pooled fastScratch keeps.
+const maxScratch = 1024
+
+// keep takes r's slices back, emptied (their elements referred to the
+// document), and returns sc to the pool.
+func (sc *fastScratch) keep(r *fastReader) {
+	sc.open, sc.kids, sc.attrs = r.open[:0], r.kids[:0], r.attrs[:0]
+	if cap(sc.open) > maxScratch || cap(sc.kids) > maxScratch || cap(sc.attrs) > maxScratch {
+		return
+	}
+	clear(sc.open[:cap(sc.open)])
+	clear(sc.kids[:cap(sc.kids)])
+	clear(sc.attrs[:cap(sc.attrs)])
+	scratches.Put(sc)
 }
 
 // fastReader is one readFast call.
@@ -201,8 +237,12 @@ func isUTF8Name(v []byte) bool {
 func (r *fastReader) element(doc *etree.Element) bool {
 	// Sized once: the children of the open elements are at most every
 	// token, the open elements few (append still grows both past it).
-	r.open = make([]openElement, 0, min(r.maxDepth, 8))
-	r.kids = make([]etree.Token, 0, min(r.guess.elements+r.guess.texts, 256))
+	if n := min(r.maxDepth, 8); cap(r.open) < n {
+		r.open = make([]openElement, 0, n)
+	}
+	if n := min(r.guess.elements+r.guess.texts, 256); cap(r.kids) < n {
+		r.kids = make([]etree.Token, 0, n)
+	}
 	for {
 		if r.i >= len(r.b) {
 			return false
