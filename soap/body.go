@@ -61,6 +61,9 @@ func (e *Envelope) BodyContent() []byte {
 	if e.lazyBody {
 		return e.lazyBodyContent()
 	}
+	if len(e.Body.Child) == 0 {
+		return nil // an ack's empty Body, without a buffer (#22)
+	}
 	var buf bytes.Buffer
 	ws := &etree.WriteSettings{}
 	for _, t := range e.Body.Child {

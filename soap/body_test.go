@@ -185,3 +185,20 @@ func TestVersion(t *testing.T) {
 	equal(t, false, Version(0).Valid())
 	equal(t, NamespaceSOAP12, SOAP12.Namespace())
 }
+
+// An empty Body (an ack's) has no content, and reading it allocates
+// nothing, with or without SkipBody (#22).
+func TestEmptyBodyContentIsEmpty(t *testing.T) {
+	for _, skip := range []bool{false, true} {
+		for _, body := range []string{`<S:Body/>`, `<S:Body></S:Body>`} {
+			env, err := Parse([]byte(`<S:Envelope xmlns:S="`+NamespaceSOAP11+`">`+body+`</S:Envelope>`), ParseOptions{SkipBody: skip})
+			noErr(t, err)
+			if got := env.BodyContent(); len(got) != 0 {
+				t.Fatalf("SkipBody %v, %s: content %q, want none", skip, body, got)
+			}
+			if n := testing.AllocsPerRun(10, func() { env.BodyContent() }); n != 0 {
+				t.Errorf("SkipBody %v, %s: %v allocations, want 0", skip, body, n)
+			}
+		}
+	}
+}

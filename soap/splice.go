@@ -110,6 +110,9 @@ func hasDecl(ds []nsDecl, prefix string) bool {
 // The content was read by readFast, so it is well-formed and plain.
 func (e *Envelope) lazyBodyContent() []byte {
 	content := e.spliced[e.bodyFrom:e.bodyTo]
+	if len(content) == 0 {
+		return content[:0:0] // an empty Body: nothing to declare (#22)
+	}
 	scope := inScope(e.Body)
 	sort.Slice(scope, func(i, j int) bool { return scope[i].prefix < scope[j].prefix })
 	out := make([]byte, 0, len(content)+len(scope)*64)
