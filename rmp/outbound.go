@@ -119,19 +119,23 @@ func (e *Engine) renderMessage(t *sender.Transmission) (outbound.Post, error) {
 		return outbound.Post{}, err
 	}
 	h := t.Header
-	req := &soap.Request{
+	// Values, not pointers stored through a pointer: the compiler then
+	// keeps them on the stack (AppendRequestEnvelope keeps none, #22).
+	req := soap.Request{
 		MessageID:    soap.MessageID{GroupID: h.GroupID},
 		ExpiryTime:   h.Expiry,
 		ReplyPattern: soap.ReplyPattern{Value: h.Pattern},
 		Flags:        h.Flags,
 	}
+	seq := soap.SequenceNum{Number: h.Number, Last: h.Last, Timing: h.Timing}
 	if h.Sequenced {
-		req.MessageID.Sequence = &soap.SequenceNum{Number: h.Number, Last: h.Last, Timing: h.Timing}
+		req.MessageID.Sequence = &seq
 	}
+	replyTo := soap.ReplyTo{BareURI: h.ReplyTo}
 	if h.ReplyTo != "" {
-		req.ReplyPattern.ReplyTo = &soap.ReplyTo{BareURI: h.ReplyTo}
+		req.ReplyPattern.ReplyTo = &replyTo
 	}
-	b, err := soap.AppendRequestEnvelope(make([]byte, 0, requestEnvelopeSize(&h, body)), v, req, body)
+	b, err := soap.AppendRequestEnvelope(make([]byte, 0, requestEnvelopeSize(&h, body)), v, &req, body)
 	if err != nil {
 		return outbound.Post{}, fmt.Errorf("rmp: render %s: %w", h.GroupID, err)
 	}
