@@ -49,6 +49,14 @@ func (q *sendQueue) add(o Outbound) bool {
 		d.active++
 		return true
 	}
+	if len(d.waiting) == cap(d.waiting) && d.head >= cap(d.waiting)/2 {
+		// The sent half is reused, not grown past: under a steady
+		// backlog the queue never empties, and the slice grew by every
+		// POST since it last did (#22).
+		n := copy(d.waiting, d.waiting[d.head:])
+		clear(d.waiting[n:])
+		d.waiting, d.head = d.waiting[:n], 0
+	}
 	d.waiting = append(d.waiting, o)
 	return false
 }

@@ -96,6 +96,28 @@ func (l *limitedTransport) sent() (n, most int) {
 // the other POSTs in its queue, in the order they were released, and
 // sends each when an exchange ends (#22): no more than 2 are ever in the
 // transport, and every one is sent.
+// Under a steady backlog (the queue never empties) the queue's memory
+// stays that of the POSTs waiting, in order, however many went through.
+func TestSendQueueUnderBacklogStaysBounded(t *testing.T) {
+	q := sendQueue{limit: 1}
+	url := "http://a.test/rm"
+	post := func(i int) Outbound { return Outbound{Post: outbound.Post{URL: url, SOAPAction: fmt.Sprint(i)}} }
+	require.True(t, q.add(post(0)))
+	for i := 1; i <= 3; i++ {
+		require.False(t, q.add(post(i)))
+	}
+	want := 1
+	for i := 4; i < 10000; i++ {
+		require.False(t, q.add(post(i)))
+		o, ok := q.next(url)
+		require.True(t, ok)
+		require.Equal(t, fmt.Sprint(want), o.Post.SOAPAction, "in the order they came")
+		want++
+	}
+	d := q.dests[destination(url)]
+	require.LessOrEqual(t, cap(d.waiting), 16, "the slice grew with every POST sent")
+}
+
 func TestNodeQueuesPostsBeyondTheTransportLimit(t *testing.T) {
 	ctx := context.Background()
 	tr := &limitedTransport{limit: 2, release: make(chan struct{})}
