@@ -33,6 +33,7 @@ type Inbound struct {
 	addr                               string         // the sender's IP address (clientAddr), for quotas
 	body                               *httpbody.Body // ReadRequest's, released once the engine has taken the request
 	wire                               eofReader      // ReadRequest's reader of the request body
+	scan                               soap.Scanner   // ReadRequest's limits, checked as the body arrives
 }
 
 // Envelope is the parsed envelope and its SOAP version, or the error that

@@ -34,7 +34,8 @@ func ReadRequest(w http.ResponseWriter, r *http.Request, lim httpbody.Limits, op
 	wire := &in.wire // in the Inbound: one allocation fewer (#22)
 	wire.ReadCloser = r.Body
 	if in.ctErr == nil {
-		lim.Scan = soap.NewScanner(opts, charset)
+		in.scan = *soap.NewScanner(opts, charset) // in the Inbound too
+		lim.Scan = &in.scan
 		r.Body = wire
 	}
 	body, err := httpbody.Read(w, r, lim)
