@@ -50,11 +50,11 @@ type Node struct {
 	// Released effects (node_release.go).
 	mu          sync.Mutex
 	closed      bool
-	failure     error                                      // a fatal store error; the node stopped
-	token       uint64                                     // the last inbound request's
-	answers     map[uint64]chan Answer                     // by token; guarded by mu
-	awaiting    map[receiver.DeliveryRef][]*awaitingAnswer // guarded by mu
-	handing     map[receiver.DeliveryRef]int               // hand-offs to the consumer in progress; guarded by mu
+	failure     error                                    // a fatal store error; the node stopped
+	token       uint64                                   // the last inbound request's
+	answers     map[uint64]chan Answer                   // by token; guarded by mu
+	awaiting    map[receiver.DeliveryRef]*awaitingAnswer // each a list in arrival order (next); guarded by mu
+	handing     map[receiver.DeliveryRef]int             // hand-offs to the consumer in progress; guarded by mu
 	workers     []chan deliveryRun
 	notifyQ     chan sender.Outcome
 	workerWG    sync.WaitGroup
@@ -90,7 +90,7 @@ func Open(cfg NodeConfig) (*Node, error) {
 		in: make(chan request, 1024), fbSignal: make(chan struct{}, 1),
 		quit: make(chan struct{}), done: make(chan struct{}),
 		answers:  map[uint64]chan Answer{},
-		awaiting: map[receiver.DeliveryRef][]*awaitingAnswer{},
+		awaiting: map[receiver.DeliveryRef]*awaitingAnswer{},
 		handing:  map[receiver.DeliveryRef]int{},
 		notifyQ:  make(chan sender.Outcome, 1024),
 		idleQ:    make(chan Outbound),

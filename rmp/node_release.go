@@ -78,8 +78,8 @@ func (n *Node) failAnswers(err error) {
 	}
 	// Answers held for a business response were committed: release them
 	// as they are.
-	for ref, ws := range n.awaiting {
-		for _, w := range ws {
+	for ref, w := range n.awaiting {
+		for ; w != nil; w = w.next {
 			w.release()
 		}
 		delete(n.awaiting, ref)
@@ -216,7 +216,8 @@ func (n *Node) handBack(ds []Delivery) {
 type awaitingAnswer struct {
 	ch    chan Answer
 	a     Answer
-	timer *time.Timer // AwaitLater: sends a as it is after AwaitDelivery
+	timer *time.Timer     // AwaitLater: sends a as it is after AwaitDelivery
+	next  *awaitingAnswer // the next one waiting for the same delivery: a list, not a slice per delivery (#22)
 }
 
 // release sends the answer as it is (without a business response).
@@ -241,36 +242,56 @@ func (n *Node) await(ref receiver.DeliveryRef, ch chan Answer, a Answer) {
 	if a.AwaitLater && n.cfg.AwaitDelivery > 0 && n.handing[ref] == 0 {
 		w.timer = time.AfterFunc(n.cfg.AwaitDelivery, func() {
 			n.mu.Lock()
-			ws := n.awaiting[ref]
-			i := slices.Index(ws, w)
-			if i >= 0 {
-				ws = slices.Delete(ws, i, i+1)
-				if len(ws) == 0 {
-					delete(n.awaiting, ref)
-				} else {
-					n.awaiting[ref] = ws
-				}
-			}
+			found := n.unlinkAwaiting(ref, w)
 			n.mu.Unlock()
-			if i >= 0 {
+			if found {
 				w.ch <- w.a
 			}
 		})
 	}
-	n.awaiting[ref] = append(n.awaiting[ref], w)
+	p := n.awaiting[ref]
+	if p == nil {
+		n.awaiting[ref] = w
+		return
+	}
+	for p.next != nil {
+		p = p.next
+	}
+	p.next = w
+}
+
+// unlinkAwaiting takes w out of ref's list, with mu held; false when it
+// is not there (its delivery's end took the list first).
+func (n *Node) unlinkAwaiting(ref receiver.DeliveryRef, w *awaitingAnswer) bool {
+	p := n.awaiting[ref]
+	if p == w {
+		if w.next == nil {
+			delete(n.awaiting, ref)
+		} else {
+			n.awaiting[ref] = w.next
+		}
+		return true
+	}
+	for ; p != nil; p = p.next {
+		if p.next == w {
+			p.next = w.next
+			return true
+		}
+	}
+	return false
 }
 
 // completeAnswer releases the answers waiting for ref, with the consumer's
 // business response as their Body when it gave one.
 func (n *Node) completeAnswer(ref receiver.DeliveryRef, resp []byte, err error) {
 	n.mu.Lock()
-	ws := n.awaiting[ref]
+	w := n.awaiting[ref]
 	delete(n.awaiting, ref)
 	if n.handing[ref]--; n.handing[ref] <= 0 {
 		delete(n.handing, ref)
 	}
 	n.mu.Unlock()
-	for _, w := range ws {
+	for ; w != nil; w = w.next { // a list no longer in the map: nobody changes it
 		if err == nil {
 			w.send(w.a.WithBusinessResponse(resp))
 			continue
