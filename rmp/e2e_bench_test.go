@@ -464,9 +464,9 @@ func newE2ERig(b *testing.B, kind string, groups int, outcomes rmp.OutcomeHandle
 		}
 		timed.ServeHTTP(w, req)
 	}))
-	// One connection per group; the default 16 would cap the 64-group run
-	// at 16 messages in flight.
-	tc := outbound.Config{MaxPerDestination: max(16, groups),
+	// The transport's default connections per destination, or one per
+	// group where there are more groups.
+	tc := outbound.Config{MaxPerDestination: max(outbound.DefaultMaxPerDestination, groups),
 		Policy: &outbound.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}}
 	switch link {
 	case "plain":
@@ -678,7 +678,7 @@ func BenchmarkEndToEndBatchHTTP(b *testing.B) {
 // producers that keep up to streamWindow messages handed over by
 // Node.SubmitAsync and not yet durable, as scripts/peerbench's RabbitMQ
 // publishers keep up to that many without a confirm (#22); the send
-// window (16) bounds what is on the wire. p50 is still Submit → outcome;
+// window (a Node's default, 64) bounds what is on the wire. p50 is still Submit → outcome;
 // submit-p50 is SubmitAsync → durable, the publish → confirm of RabbitMQ.
 func BenchmarkEndToEndPipelineHTTP(b *testing.B) {
 	for _, kind := range []string{"pebble", "mem"} {
@@ -987,7 +987,7 @@ const burstChunk = 100
 // BenchmarkEndToEndBurstHTTP: one producer hands an ordered group's
 // messages over in SubmitBatch chunks of burstChunk without waiting for
 // outcomes (at most MaxPendingPerGroup's default, 10,000, unacknowledged),
-// with the sender's send window at a Node's default (16) and without one
+// with the sender's send window at a Node's default (64) and without one
 // (#22): unbounded, every stored message is a POST at once, queued behind
 // the transport's connections per destination with its retry clock
 // running, and reaching the receiver in whatever order the connections
@@ -999,7 +999,7 @@ func BenchmarkEndToEndBurstHTTP(b *testing.B) {
 		name   string
 		window int
 		retry  time.Duration // 0: the default policy
-	}{{"window=16", 0, 0}, {"window=off", -1, 0}, {"window=16/retry=1s", 0, time.Second}, {"window=off/retry=1s", -1, time.Second}} {
+	}{{"window=default", 0, 0}, {"window=off", -1, 0}, {"window=default/retry=1s", 0, time.Second}, {"window=off/retry=1s", -1, time.Second}} {
 		b.Run("store=pebble/groups=1/"+w.name, func(b *testing.B) {
 			out := &burstCounter{}
 			set := func(c *sender.Config) {

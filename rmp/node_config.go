@@ -23,11 +23,13 @@ type NodeConfig struct {
 	// Node's workers hand an ordered group's run to the consumer in order
 	// and hand back what follows a hand-off that was not taken (D14, R49;
 	// a consumer that defers every hand-off, an inbox, gets one at a time
-	// anyway: give it 1). A zero Engine.Sender.Window gets 16, a negative
+	// anyway: give it 1). A zero Engine.Sender.Window gets 64, a negative
 	// one no bound: that many of a group's unacknowledged messages on the
 	// wire at once, the rest stored and sent as acks come (keep it within
-	// the transport's connections per destination, 16 by default, or the
-	// rest wait there with their retry clocks running).
+	// the transport's connections per destination,
+	// outbound.DefaultMaxPerDestination by default, or the rest wait there
+	// with their retry clocks running). 64, not 16: one ordered group's
+	// run then fills a receiver commit (BENCHMARKS.md, #22).
 	Engine Config
 	// Store holds the engine's state; the Node closes it on Close.
 	Store store.Store
@@ -112,7 +114,7 @@ type NodeConfig struct {
 const defaultDeliveryRun = 16
 
 // defaultWindow is a Node's sender.Config.Window when none is set (#22).
-const defaultWindow = 16
+const defaultWindow = 64
 
 // withDefaults fills in what cfg leaves unset.
 func (cfg *NodeConfig) withDefaults() error {

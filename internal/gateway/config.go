@@ -292,7 +292,7 @@ func DefaultConfig() Config {
 		DeliverConcurrency:   32,
 		PeerConcurrency:      64,
 		MaxPendingPerGroup:   10000,
-		Window:               16,
+		Window:               64,
 		DeliveryRun:          1,
 	}
 }

@@ -8,13 +8,18 @@ import (
 	"time"
 )
 
+// DefaultMaxPerDestination is Config.MaxPerDestination when none is set:
+// the gateway's -peer-concurrency, and room for a Node's send window (64)
+// of one ordered group on HTTP/1.1, one exchange per connection (#22).
+const DefaultMaxPerDestination = 64
+
 // Config bounds the HTTP exchanges an RMP makes (HTTPTransport, and
 // NewClient for the operator's own destinations).
 type Config struct {
 	// Timeout bounds one exchange, response body included. Default 30s.
 	Timeout time.Duration
 	// MaxPerDestination bounds concurrent exchanges per scheme+host, and
-	// the idle connections kept per host. Default 16.
+	// the idle connections kept per host. Default DefaultMaxPerDestination.
 	MaxPerDestination int
 	// MaxResponseBytes bounds a response body. Default 4 MiB.
 	MaxResponseBytes int64
@@ -62,7 +67,7 @@ func (cfg Config) WithDefaults() Config {
 	def(&cfg.ResponseHeaderTimeout, cfg.Timeout)
 	def(&cfg.IdleConnTimeout, 90*time.Second)
 	if cfg.MaxPerDestination <= 0 {
-		cfg.MaxPerDestination = 16
+		cfg.MaxPerDestination = DefaultMaxPerDestination
 	}
 	if cfg.MaxResponseBytes <= 0 {
 		cfg.MaxResponseBytes = 4 << 20
