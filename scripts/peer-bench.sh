@@ -115,13 +115,14 @@ fi
   echo "peer-bench: rounds=$rounds × $benchtime"
 } >"$raw"
 
-# key groups window wsrkit-benchmark [key and benchmark of a second wsrkit
-# variant against the same RabbitMQ runs: producers using SubmitBatch]
+# key groups window wsrkit-benchmark [key and benchmark of further wsrkit
+# variants against the same RabbitMQ runs: producers using SubmitBatch,
+# producers using SubmitAsync]
 shapes=(
   "g1w1 1 1 ^BenchmarkEndToEndHTTP\$/^store=pebble\$/^groups=1\$"
   "g64w1 64 1 ^BenchmarkEndToEndHTTP\$/^store=pebble\$/^groups=64\$"
-  "g1w16 1 16 ^BenchmarkEndToEndStreamHTTP\$/^store=pebble\$/^groups=1\$ g1w16b ^BenchmarkEndToEndBatchHTTP\$/^store=pebble\$/^groups=1\$"
-  "g64w16 64 16 ^BenchmarkEndToEndStreamHTTP\$/^store=pebble\$/^groups=64\$ g64w16b ^BenchmarkEndToEndBatchHTTP\$/^store=pebble\$/^groups=64\$"
+  "g1w16 1 16 ^BenchmarkEndToEndStreamHTTP\$/^store=pebble\$/^groups=1\$ g1w16b ^BenchmarkEndToEndBatchHTTP\$/^store=pebble\$/^groups=1\$ g1w16p ^BenchmarkEndToEndPipelineHTTP\$/^store=pebble\$/^groups=1\$"
+  "g64w16 64 16 ^BenchmarkEndToEndStreamHTTP\$/^store=pebble\$/^groups=64\$ g64w16b ^BenchmarkEndToEndBatchHTTP\$/^store=pebble\$/^groups=64\$ g64w16p ^BenchmarkEndToEndPipelineHTTP\$/^store=pebble\$/^groups=64\$"
 )
 export WSRKIT_BENCH_LATE_POLLS=default
 
@@ -139,10 +140,11 @@ rabbit() { # queue groups window [flags]
 for r in $(seq "$rounds"); do
   log "round $r of $rounds"
   for s in "${shapes[@]}"; do
-    read -r _ g w pat _ pat2 <<<"$s"
+    read -r _ g w pat more <<<"$s"
     # Rotate who goes first: the machine's speed drifts within minutes.
     runs=("wsrkit $pat $benchtime" "rabbit classic $g $w -time $benchtime" "rabbit quorum $g $w -time $benchtime")
-    if [[ -n $pat2 ]]; then runs+=("wsrkit $pat2 $benchtime"); fi
+    read -ra variants <<<"$more"
+    for ((v = 1; v < ${#variants[@]}; v += 2)); do runs+=("wsrkit ${variants[v]} $benchtime"); done
     for i in "${!runs[@]}"; do
       ${runs[$(((i + r) % ${#runs[@]}))]} | tee -a "$raw" >&2
     done
@@ -163,9 +165,10 @@ wsrkit_syncs() {
 if [[ $syncs == 1 ]]; then
   log "strace sync counts ($short and $long messages per cell)"
   for s in "${shapes[@]}"; do
-    read -r key g w pat key2 pat2 <<<"$s"
+    read -r key g w pat more <<<"$s"
     wsrkit_syncs "$key" "$pat"
-    if [[ -n $pat2 ]]; then wsrkit_syncs "$key2" "$pat2"; fi
+    read -ra variants <<<"$more"
+    for ((v = 0; v + 1 < ${#variants[@]}; v += 2)); do wsrkit_syncs "${variants[v]}" "${variants[v + 1]}"; done
     for q in classic quorum; do
       for n in "$short" "$long"; do
         strace -f -c -e trace=fsync,fdatasync -o "$work/$q.$n.strace" -p "$broker" 2>"$work/strace.err" &
