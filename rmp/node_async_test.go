@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wsrkit/wsrkit/rmp/group"
-	"github.com/wsrkit/wsrkit/rmp/outbound"
 	"github.com/wsrkit/wsrkit/rmp/sender"
 	"github.com/wsrkit/wsrkit/store/memstore"
 )
@@ -34,16 +32,10 @@ func (g *gatedLog) Apply(batch []group.Mutation) error {
 // numbered in call order within its group, and the rest meet in few
 // commits; every message arrives once, in order (#22).
 func TestNodeSubmitAsyncPipelinesSubmissions(t *testing.T) {
-	rc := newCollector()
-	rn, err := Open(nodeConfig("r", memstore.New(memstore.Options{}), rc))
-	require.NoError(t, err)
-	rsrv := httptest.NewServer(rn)
-	defer rsrv.Close()
-	defer rn.Close(context.Background())
+	rc, rsrv := receiverServer(t)
 
 	sc := newCollector()
-	log := &gatedLog{gate: make(chan struct{}), commitLog: &commitLog{Store: memstore.New(memstore.Options{}),
-		next: outbound.NewHTTPTransport(outbound.Config{Policy: &loopbackOnly}), storedIn: map[string]int{}}}
+	log := &gatedLog{gate: make(chan struct{}), commitLog: newCommitLog()}
 	cfg := nodeConfig("s", log, sc)
 	cfg.Transport = log
 	sn, err := Open(cfg)

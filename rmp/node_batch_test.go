@@ -59,20 +59,34 @@ func (c *commitLog) Do(ctx context.Context, p outbound.Post) (outbound.PostResul
 	return c.next.Do(ctx, p)
 }
 
-// SubmitBatch stores a batch over three groups in one commit before any of
-// it is sent (R21), numbers each group's messages in order, and the
-// receiver gets every message once, in order within its group (#22).
-func TestNodeSubmitBatchOneCommitInOrder(t *testing.T) {
+// newCommitLog is a commitLog on a memstore and loopback HTTP.
+func newCommitLog() *commitLog {
+	return &commitLog{Store: memstore.New(memstore.Options{}), next: outbound.NewHTTPTransport(outbound.Config{Policy: &loopbackOnly}),
+		storedIn: map[string]int{}}
+}
+
+// receiverServer is a receiver Node on a memstore behind an httptest
+// server, both closed when t ends, and the collector it delivers to.
+func receiverServer(t *testing.T) (*collector, *httptest.Server) {
 	rc := newCollector()
 	rn, err := Open(nodeConfig("r", memstore.New(memstore.Options{}), rc))
 	require.NoError(t, err)
 	rsrv := httptest.NewServer(rn)
-	defer rsrv.Close()
-	defer rn.Close(context.Background())
+	t.Cleanup(func() {
+		rsrv.Close()
+		rn.Close(context.Background())
+	})
+	return rc, rsrv
+}
+
+// SubmitBatch stores a batch over three groups in one commit before any of
+// it is sent (R21), numbers each group's messages in order, and the
+// receiver gets every message once, in order within its group (#22).
+func TestNodeSubmitBatchOneCommitInOrder(t *testing.T) {
+	rc, rsrv := receiverServer(t)
 
 	sc := newCollector()
-	log := &commitLog{Store: memstore.New(memstore.Options{}), next: outbound.NewHTTPTransport(outbound.Config{Policy: &loopbackOnly}),
-		storedIn: map[string]int{}}
+	log := newCommitLog()
 	cfg := nodeConfig("s", log, sc)
 	cfg.Transport = log
 	sn, err := Open(cfg)
