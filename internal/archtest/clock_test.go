@@ -26,10 +26,13 @@ func isDriverFile(path string) bool {
 }
 
 // realTimeFiles call the wall clock though they are not the driver's:
-// the HTTP transport's exchange contexts are bounded by real time, as the
-// context.WithTimeout they replaced was (#22); nothing else is.
+// the HTTP transport's exchange contexts (watch.go) and its own HTTP/1.1
+// connections' deadlines and idle sweep (h1conn.go) are bounded by real
+// time, as the context.WithTimeout and net/http timers they replaced were
+// (#22); nothing else is.
 var realTimeFiles = map[string]bool{
-	filepath.Join("..", "..", "rmp", "outbound", "watch.go"): true,
+	filepath.Join("..", "..", "rmp", "outbound", "watch.go"):  true,
+	filepath.Join("..", "..", "rmp", "outbound", "h1conn.go"): true,
 }
 
 // wallClockCalls returns "file:line time.X" for each wall-clock call in src.

@@ -87,19 +87,10 @@ func (cfg Config) WithDefaults() Config {
 // dials anything, for the operator's own URLs (-deliver, -notify).
 func NewClient(cfg Config) *http.Client {
 	cfg = cfg.WithDefaults()
-	d := &net.Dialer{Timeout: cfg.DialTimeout, KeepAlive: 30 * time.Second, Resolver: cfg.Resolver}
+	d := newDialer(cfg)
 	proxy := http.ProxyFromEnvironment
-	if p := cfg.Policy; p != nil {
+	if cfg.Policy != nil {
 		proxy = nil
-		d.Control = func(network, address string, c syscall.RawConn) error {
-			if err := p.Control(network, address, c); err != nil {
-				return err
-			}
-			if cfg.Control != nil {
-				return cfg.Control(network, address, c)
-			}
-			return nil
-		}
 	}
 	// A ResponseHeaderTimeout no shorter than Timeout never fires: the
 	// exchange's Timeout (the client's, or HTTPTransport's deadline on the
@@ -123,6 +114,24 @@ func NewClient(cfg Config) *http.Client {
 		TLSClientConfig:       cfg.TLS,
 	}
 	return &http.Client{Transport: tr, Timeout: cfg.Timeout, CheckRedirect: noRedirects}
+}
+
+// newDialer is the dialer of cfg's exchanges: with cfg.Policy, every
+// address it is about to connect to is checked, after name resolution.
+func newDialer(cfg Config) *net.Dialer {
+	d := &net.Dialer{Timeout: cfg.DialTimeout, KeepAlive: 30 * time.Second, Resolver: cfg.Resolver}
+	if p := cfg.Policy; p != nil {
+		d.Control = func(network, address string, c syscall.RawConn) error {
+			if err := p.Control(network, address, c); err != nil {
+				return err
+			}
+			if cfg.Control != nil {
+				return cfg.Control(network, address, c)
+			}
+			return nil
+		}
+	}
+	return d
 }
 
 // noRedirects makes a client answer a redirect with the 3xx itself.

@@ -117,13 +117,17 @@ type DestinationLimit interface {
 // MaxPerDestination is Config.MaxPerDestination (DestinationLimit).
 func (t *HTTPTransport) MaxPerDestination() int { return t.cfg.MaxPerDestination }
 
-// HTTPTransport is a Transport over net/http with keep-alive connection
-// reuse, a timeout per exchange and a concurrency limit per destination.
+// HTTPTransport is a Transport with keep-alive connection reuse, a
+// timeout per exchange and a concurrency limit per destination. Its own
+// client makes plain http:// exchanges itself, on the calling goroutine
+// (h1.go), and the others (https://, an exempt origin, user information)
+// through net/http; a caller's Client makes them all.
 type HTTPTransport struct {
 	cfg    Config
 	client *http.Client
 	direct *http.Client // unchecked dials, for cfg.Policy.Exempt origins; nil without
 	own    bool         // client and direct are NewClient's (exchange)
+	h1     *h1          // the plain http:// exchanges of client; nil when not own
 
 	mu      sync.Mutex
 	slots   map[string]chan struct{}  // per scheme+host; each holds MaxPerDestination tokens
@@ -139,6 +143,7 @@ type destination struct {
 	slot   chan struct{}
 	tmpl   *http.Request // method, URL and Host; never sent itself
 	direct bool          // an exempt origin: sent with HTTPTransport.direct
+	h1     *h1Dest       // sent by HTTPTransport.h1; nil for net/http
 }
 
 // headerKey is what a POST's request header is made of.
@@ -168,6 +173,7 @@ func NewHTTPTransport(cfg Config) *HTTPTransport {
 	if t.client == nil {
 		t.own = true
 		t.client = NewClient(cfg)
+		t.h1 = newH1(cfg, newDialer(cfg))
 		if len(cfg.Policy.Exempt) > 0 {
 			open := cfg
 			open.Policy = nil
@@ -210,6 +216,9 @@ func (t *HTTPTransport) destination(rawURL string) (*destination, error) {
 	tmpl.Header = nil // each POST gets its kind's (header)
 	d := &destination{slot: s, tmpl: tmpl,
 		direct: t.direct != nil && t.cfg.Policy.Exempts(Origin(tmpl.URL))}
+	if t.h1 != nil && !d.direct {
+		d.h1 = h1Target(tmpl)
+	}
 	if len(t.byURL) >= maxCachedURLs {
 		clear(t.byURL) // bounded: ReplyTo URLs come from peers
 	}
@@ -289,6 +298,12 @@ func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
 	h, err := t.header(&p)
 	if err != nil {
 		return PostResult{}, err
+	}
+	if d.h1 != nil {
+		if err := checkValues(h); err != nil {
+			return PostResult{}, err
+		}
+		return t.h1.do(ctx, d.tmpl, d.h1, h, &p)
 	}
 	w := t.arm(ctx, t.cfg.Timeout)
 	defer t.disarm(w) // after the body is read and closed: Timeout bounds it too
