@@ -15,7 +15,8 @@ import (
 // ReadRequest reads and parses a POST to the RMP endpoint (or a SOAP
 // request to a route): its body as httpbody.Read reads it, with the
 // envelope's element, depth and attribute limits of opts checked while
-// the bytes arrive (soap.Scanner). A body past one of them is read no
+// the bytes arrive (soap.Scanner), once they pass scanAfter (a shorter
+// envelope is checked by its parse alone). A body past one of them is read no
 // further: the Inbound carries Parse's fault for it (soap.limit.*), and
 // the connection is closed once the request is answered (Connection:
 // close; under HTTP/2 the stream is reset), without reading the rest — a
@@ -35,7 +36,7 @@ func ReadRequest(w http.ResponseWriter, r *http.Request, lim httpbody.Limits, op
 	wire.ReadCloser = r.Body
 	if in.ctErr == nil {
 		in.scan = *soap.NewScanner(opts, charset) // in the Inbound too
-		lim.Scan = &in.scan
+		lim.Scan, lim.ScanAfter = &in.scan, scanAfter
 		r.Body = wire
 	}
 	body, err := httpbody.Read(w, r, lim)
@@ -55,6 +56,13 @@ func ReadRequest(w http.ResponseWriter, r *http.Request, lim httpbody.Limits, op
 	in.body = body
 	return in, body, nil
 }
+
+// scanAfter is how much of a body ReadRequest reads before it checks the
+// envelope's limits as the bytes arrive: an envelope that ends before is
+// checked by its parse alone, which refuses what the Scanner would (a
+// body is then walked once, not twice, #22), and a parse bomb still costs
+// its first ~40 KB at most.
+const scanAfter = 16 << 10
 
 // releaseBody gives the request's body back to its budget.
 func (in *Inbound) releaseBody() { in.body.Release() }

@@ -259,3 +259,38 @@ func TestServeHTTPRefusesLimitsWhileReadingHTTP2(t *testing.T) {
 	require.Equal(t, int64(1), conns.Load(), "one connection served both")
 	require.Zero(t, n.cfg.Bodies.InUse())
 }
+
+// An envelope shorter than scanAfter is checked by its parse alone
+// (#22): past the depth or the attribute limit it gets the same fault,
+// with the same reason, as a long one refused while it arrives.
+func TestServeHTTPRefusesLimitsOfShortEnvelopes(t *testing.T) {
+	n, err := Open(nodeConfig("r", memstore.New(memstore.Options{}), newCollector()))
+	require.NoError(t, err)
+	defer n.Close(context.Background())
+	srv := httptest.NewServer(n)
+	defer srv.Close()
+	attrs := make([]string, 200)
+	for i := range attrs {
+		attrs[i] = fmt.Sprintf(` a%d=""`, i)
+	}
+	inBody := func(s string) []byte {
+		return []byte(`<s:Envelope xmlns:s="` + soap.NamespaceSOAP11 + `"><s:Body>` + s + `</s:Body></s:Envelope>`)
+	}
+	for _, c := range []struct {
+		name   string
+		body   []byte
+		reason string
+	}{
+		{"depth", inBody(strings.Repeat("<a>", 100)), "deeper than 64"},
+		{"attributes", inBody("<a" + strings.Join(attrs, "") + "/>"), "more than 128 attributes"},
+	} {
+		require.Less(t, len(c.body), scanAfter, c.name)
+		resp, err := srv.Client().Post(srv.URL, soap.ContentTypeSOAP11, bytes.NewReader(c.body))
+		require.NoError(t, err, c.name)
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.Equal(t, http.StatusInternalServerError, resp.StatusCode, "%s: %s", c.name, answer)
+		require.Contains(t, string(answer), "InvalidRequest", c.name)
+		require.Contains(t, string(answer), c.reason, c.name)
+	}
+}

@@ -71,6 +71,12 @@ type Limits struct {
 	// error as it is, the rest of the body unread (rmp.ReadRequest checks
 	// an envelope's limits so, with a soap.Scanner).
 	Scan io.Writer
+	// ScanAfter, when positive, holds Scan back until the body has passed
+	// that many bytes, and Scan then gets them all from the first: a body
+	// that ends before is in memory whole already, for its parser to
+	// check, which refuses what Scan would (#22: an envelope's bytes were
+	// walked twice).
+	ScanAfter int64
 }
 
 // Body is a request body read by Read.
@@ -160,7 +166,7 @@ func Read(w http.ResponseWriter, r *http.Request, lim Limits) (*Body, error) {
 		src, hint = deflateReader(br), 4*hint
 	}
 	b := &Body{budget: lim.Budget}
-	buf, err := b.read(src, hint, lim.MaxBody, lim.Scan)
+	buf, err := b.read(src, hint, lim.MaxBody, lim.Scan, lim.ScanAfter)
 	if err != nil {
 		b.Release()
 		var se scanError
@@ -228,8 +234,10 @@ const firstBuffer = 64 << 10
 // read reads src into a buffer reserved from the budget: first hint bytes
 // (at most firstBuffer, within limit), then doubling up to hint, never
 // more than limit+1 (one byte past the limit tells a body that is too
-// large). Each piece read is given to scan, when set.
-func (b *Body) read(src io.Reader, hint, limit int64, scan io.Writer) ([]byte, error) {
+// large). Each piece read is given to scan, when set, once the body has
+// passed scanAfter bytes.
+func (b *Body) read(src io.Reader, hint, limit int64, scan io.Writer, scanAfter int64) ([]byte, error) {
+	scanned := 0 // bytes of buf given to scan
 	size := min(max(hint+1, 512), limit+1, firstBuffer)
 	if !b.grow(size) {
 		return nil, budgetSpent()
@@ -241,10 +249,11 @@ func (b *Body) read(src io.Reader, hint, limit int64, scan io.Writer) ([]byte, e
 		if int64(len(buf)) > limit {
 			return nil, tooLarge(limit)
 		}
-		if scan != nil && n > 0 {
-			if _, serr := scan.Write(buf[len(buf)-n:]); serr != nil {
+		if scan != nil && len(buf) > scanned && int64(len(buf)) > scanAfter {
+			if _, serr := scan.Write(buf[scanned:]); serr != nil {
 				return nil, scanError{serr}
 			}
+			scanned = len(buf)
 		}
 		if err == io.EOF {
 			return buf, nil

@@ -144,3 +144,56 @@ func TestReadBodyBudget(t *testing.T) {
 	second.Release()
 	require.Zero(t, budget.InUse())
 }
+
+// scanRecorder is a Limits.Scan that keeps what it was given and refuses
+// once it holds more than refuseAt bytes (0: never).
+type scanRecorder struct {
+	got      bytes.Buffer
+	writes   int
+	refuseAt int
+}
+
+func (s *scanRecorder) Write(p []byte) (int, error) {
+	s.writes++
+	s.got.Write(p)
+	if s.refuseAt > 0 && s.got.Len() > s.refuseAt {
+		return len(p), errScanRefused
+	}
+	return len(p), nil
+}
+
+var errScanRefused = &Error{Status: http.StatusTeapot, Reason: "scan refused"}
+
+// ScanAfter holds Scan back until the body passes it: a shorter body is
+// never scanned, a longer one is scanned from its first byte, in order,
+// whole, and a refusal stops the reading there (#22).
+func TestReadBodyScanAfter(t *testing.T) {
+	small := bytes.Repeat([]byte("s"), 1000)
+	large := make([]byte, 200<<10)
+	for i := range large {
+		large[i] = byte('a' + i%26)
+	}
+	for _, chunked := range []bool{false, true} {
+		sc := &scanRecorder{}
+		b, _, err := readBody(small, "", chunked, Limits{Scan: sc, ScanAfter: 16 << 10})
+		require.NoError(t, err)
+		require.Equal(t, small, b.Bytes)
+		require.Zero(t, sc.writes, "a body under ScanAfter is not scanned")
+
+		sc = &scanRecorder{}
+		b, _, err = readBody(gzipped(large), "gzip", chunked, Limits{Scan: sc, ScanAfter: 16 << 10})
+		require.NoError(t, err)
+		require.Equal(t, large, b.Bytes)
+		require.Equal(t, large, sc.got.Bytes(), "scanned from the first byte, whole and in order")
+
+		sc = &scanRecorder{}
+		b, _, err = readBody(small, "", chunked, Limits{Scan: sc})
+		require.NoError(t, err)
+		require.Equal(t, small, sc.got.Bytes(), "without ScanAfter every byte is scanned")
+
+		sc = &scanRecorder{refuseAt: 32 << 10}
+		_, _, err = readBody(large, "", chunked, Limits{Scan: sc, ScanAfter: 16 << 10})
+		require.Equal(t, errScanRefused, err)
+		require.Less(t, sc.got.Len(), len(large), "the reading stopped at the refusal")
+	}
+}
