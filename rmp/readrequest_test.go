@@ -63,6 +63,20 @@ func requestEnvelope(t *testing.T, gid string, body []byte) []byte {
 	return env
 }
 
+// manyAttributes is n attributes of one start tag: ` a0=""`, ` a1=""`…
+func manyAttributes(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, ` a%d=""`, i)
+	}
+	return b.String()
+}
+
+// inBody is a SOAP 1.1 envelope with s as its Body's content.
+func inBody(s string) []byte {
+	return []byte(`<s:Envelope xmlns:s="` + soap.NamespaceSOAP11 + `"><s:Body>` + s + `</s:Body></s:Envelope>`)
+}
+
 // Issue 18, the parse-bomb flood: an envelope past -max-elements, the
 // depth or the attribute limit is refused as soon as the limit is crossed
 // — its InvalidRequest fault, with Connection: close — after reading a
@@ -81,13 +95,7 @@ func TestServeHTTPRefusesLimitsWhileReading(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 
-	attrs := make([]string, 300_000)
-	for i := range attrs {
-		attrs[i] = fmt.Sprintf(` a%d=""`, i)
-	}
-	inBody := func(s string) []byte {
-		return []byte(`<s:Envelope xmlns:s="` + soap.NamespaceSOAP11 + `"><s:Body>` + s + `</s:Body></s:Envelope>`)
-	}
+	attrs := manyAttributes(300_000)
 	elements := inBody(strings.Repeat("<y/>", 900_000))
 	cases := []struct {
 		name, encoding, contentType string
@@ -101,7 +109,7 @@ func TestServeHTTPRefusesLimitsWhileReading(t *testing.T) {
 		{"elements gzip", "gzip", soap.ContentTypeSOAP11, gzipped(elements), false, "more than 10000 elements", 1 << 20}, // 4 KB on the wire
 		{"elements UTF-16", "", "text/xml; charset=utf-16", utf16LE(string(inBody(strings.Repeat("<y/>", 400_000)))), false, "more than 10000 elements", 512 << 10},
 		{"depth", "", soap.ContentTypeSOAP11, inBody(strings.Repeat("<a>", 1_000_000)), false, "deeper than 64", 512 << 10},
-		{"attributes", "", soap.ContentTypeSOAP11, inBody("<a" + strings.Join(attrs, "") + "/>"), false, "more than 128 attributes", 512 << 10},
+		{"attributes", "", soap.ContentTypeSOAP11, inBody("<a" + attrs + "/>"), false, "more than 128 attributes", 512 << 10},
 	}
 	for _, c := range cases {
 		require.Less(t, int64(len(c.body)), cfg.MaxBody, c.name)
@@ -118,11 +126,7 @@ func TestServeHTTPRefusesLimitsWhileReading(t *testing.T) {
 		}
 		resp, err := srv.Client().Do(req)
 		require.NoError(t, err, c.name)
-		answer, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		require.Equal(t, http.StatusInternalServerError, resp.StatusCode, "%s: %s", c.name, answer)
-		require.Contains(t, string(answer), "InvalidRequest", c.name)
-		require.Contains(t, string(answer), c.reason, c.name)
+		requireLimitFault(t, resp, c.name, c.reason)
 		require.True(t, resp.Close, "%s: Connection: close", c.name)
 		// The server read a fraction of the body (it arrives faster than
 		// it is read, so some more than the refusal needed is in).
@@ -269,28 +273,29 @@ func TestServeHTTPRefusesLimitsOfShortEnvelopes(t *testing.T) {
 	defer n.Close(context.Background())
 	srv := httptest.NewServer(n)
 	defer srv.Close()
-	attrs := make([]string, 200)
-	for i := range attrs {
-		attrs[i] = fmt.Sprintf(` a%d=""`, i)
-	}
-	inBody := func(s string) []byte {
-		return []byte(`<s:Envelope xmlns:s="` + soap.NamespaceSOAP11 + `"><s:Body>` + s + `</s:Body></s:Envelope>`)
-	}
+	attrs := manyAttributes(200)
 	for _, c := range []struct {
 		name   string
 		body   []byte
 		reason string
 	}{
 		{"depth", inBody(strings.Repeat("<a>", 100)), "deeper than 64"},
-		{"attributes", inBody("<a" + strings.Join(attrs, "") + "/>"), "more than 128 attributes"},
+		{"attributes", inBody("<a" + attrs + "/>"), "more than 128 attributes"},
 	} {
 		require.Less(t, len(c.body), scanAfter, c.name)
 		resp, err := srv.Client().Post(srv.URL, soap.ContentTypeSOAP11, bytes.NewReader(c.body))
 		require.NoError(t, err, c.name)
-		answer, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		require.Equal(t, http.StatusInternalServerError, resp.StatusCode, "%s: %s", c.name, answer)
-		require.Contains(t, string(answer), "InvalidRequest", c.name)
-		require.Contains(t, string(answer), c.reason, c.name)
+		requireLimitFault(t, resp, c.name, c.reason)
 	}
+}
+
+// requireLimitFault reads resp, which must be the InvalidRequest fault
+// of a limit, saying reason.
+func requireLimitFault(t *testing.T, resp *http.Response, name, reason string) {
+	t.Helper()
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusInternalServerError, resp.StatusCode, "%s: %s", name, answer)
+	require.Contains(t, string(answer), "InvalidRequest", name)
+	require.Contains(t, string(answer), reason, name)
 }

@@ -269,20 +269,7 @@ func TestH1ContextEndsTheExchange(t *testing.T) {
 // Timeout bounds a body that never finishes, for a new connection and a
 // reused one, and the exchange after it goes through.
 func TestH1TimeoutBoundsEachExchange(t *testing.T) {
-	hang := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/trickle" {
-			io.WriteString(w, "<ack/>")
-			return
-		}
-		w.Header().Set("Content-Length", "100")
-		w.WriteHeader(http.StatusOK)
-		io.WriteString(w, "<ack")
-		w.(http.Flusher).Flush()
-		<-hang
-	}))
-	defer srv.Close()
-	defer close(hang)
+	srv := trickleServer(t)
 	tr := NewHTTPTransport(Config{Policy: &loopbackOnly, Timeout: 300 * time.Millisecond})
 	for round := range 2 {
 		for range 3 {

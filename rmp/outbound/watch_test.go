@@ -16,20 +16,7 @@ import (
 // exchange after it gets a live context, and one parent's exchanges in a
 // row share one watch.
 func TestHTTPTransportTimeoutBoundsEachReusedExchange(t *testing.T) {
-	hang := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/trickle" {
-			io.WriteString(w, "<ack/>")
-			return
-		}
-		w.Header().Set("Content-Length", "100")
-		w.WriteHeader(http.StatusOK)
-		io.WriteString(w, "<ack")
-		w.(http.Flusher).Flush()
-		<-hang
-	}))
-	defer srv.Close()
-	defer close(hang) // before Close, which waits for the handlers
+	srv := trickleServer(t)
 	// Exempt, the server is called through net/http (h1 makes the plain
 	// http:// exchanges of the others; TestH1TimeoutBoundsEachExchange).
 	tr := NewHTTPTransport(Config{Policy: &Policy{Exempt: []string{srv.URL}}, Timeout: 300 * time.Millisecond})
@@ -73,6 +60,26 @@ func TestHTTPTransportTimeoutBoundsEachReusedExchange(t *testing.T) {
 			t.Fatalf("round %d: the watch that fired was kept", round)
 		}
 	}
+}
+
+// trickleServer answers <ack/>, but at /trickle a header announcing 100
+// bytes and 4 of them, and then nothing until the test ends.
+func trickleServer(t *testing.T) *httptest.Server {
+	hang := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/trickle" {
+			io.WriteString(w, "<ack/>")
+			return
+		}
+		w.Header().Set("Content-Length", "100")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "<ack")
+		w.(http.Flusher).Flush()
+		<-hang
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(hang) }) // runs first: Close waits for the handlers
+	return srv
 }
 
 // A canceled parent ends its exchange, and its watch is not kept: the
