@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/wsrkit/wsrkit/rmp/peer"
 )
 
 // h1 is HTTPTransport's own HTTP/1.1 client for plain http:// destinations
@@ -95,8 +93,8 @@ var errHeaderTooLarge = errors.New("net/http: server response headers exceeded "
 	strconv.Itoa(maxResponseHeaderBytes) + " bytes; aborted")
 
 // do makes one exchange of p with d over a pooled connection or a new one.
-// The caller holds the destination's slot and has checked p's header
-// values (header). Errors are worded as net/http's Client words them.
+// The caller holds the destination's slot; h is p's header (header,
+// which checked its values). Errors are worded as net/http's Client words them.
 func (c *h1) do(ctx context.Context, tmpl *http.Request, d *h1Dest, h http.Header, p *Post) (PostResult, error) {
 	fail := func(err error) (PostResult, error) {
 		return PostResult{}, &url.Error{Op: "Post", URL: tmpl.URL.String(), Err: err}
@@ -168,27 +166,18 @@ func (c *h1) exchange(ctx context.Context, conn *h1Conn, tmpl *http.Request, d *
 		return PostResult{}, true, fail(err)
 	}
 	conn.headRead(c.cfg.Timeout)
-	src, hint := io.Reader(resp.Body), resp.ContentLength
-	if strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
-		zr, err := gzipReader(resp.Body)
-		if err != nil {
-			return PostResult{}, true, conn.cause(err)
-		}
-		defer putGzipReader(zr)
-		src, hint = zr, -1
+	body, err := responseBody(resp, true, c.cfg.MaxResponseBytes)
+	if err == errResponseTooLarge {
+		return PostResult{}, true, err
 	}
-	body, err := readAllSized(src, hint, c.cfg.MaxResponseBytes)
 	if err != nil {
 		return PostResult{}, true, conn.cause(err)
-	}
-	if int64(len(body)) > c.cfg.MaxResponseBytes {
-		return PostResult{}, true, errResponseTooLarge
 	}
 	// Reused only when the body was read to its end: a gzip stream that
 	// ended before its HTTP body did leaves bytes that are not the next
 	// answer's.
 	keep = !resp.Close && bodyAtEOF(resp.Body) && conn.br.Buffered() == 0
-	return PostResult{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: body, Peer: peer.Peer{}}, true, nil
+	return PostResult{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: body}, true, nil
 }
 
 // readResponse reads the answer to req, past any 1xx informational

@@ -264,6 +264,9 @@ func (t *HTTPTransport) header(p *Post) (http.Header, error) {
 			}
 			h["Soapaction"] = []string{soap.SOAPAction(k.action)}
 		}
+		if err := checkValues(h); err != nil {
+			return nil, err // checked once per kind, not per POST
+		}
 		t.mu.Lock()
 		if len(t.headers) >= maxCachedHeaders {
 			clear(t.headers) // bounded: actions come from producers
@@ -300,9 +303,6 @@ func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
 		return PostResult{}, err
 	}
 	if d.h1 != nil {
-		if err := checkValues(h); err != nil {
-			return PostResult{}, err
-		}
 		return t.h1.do(ctx, d.tmpl, d.h1, h, &p)
 	}
 	w := t.arm(ctx, t.cfg.Timeout)
@@ -329,23 +329,34 @@ func (t *HTTPTransport) Do(ctx context.Context, p Post) (PostResult, error) {
 		return PostResult{}, err
 	}
 	defer resp.Body.Close()
+	body, err := responseBody(resp, t.own, t.cfg.MaxResponseBytes)
+	if err != nil {
+		return PostResult{}, err
+	}
+	return PostResult{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: body, Peer: peer.FromTLS(resp.TLS)}, nil
+}
+
+// responseBody reads resp's whole body, at most limit bytes (more is
+// errResponseTooLarge); decoded when the request asked gzip for itself
+// (decode), as net/http decodes one it asked for.
+func responseBody(resp *http.Response, decode bool, limit int64) ([]byte, error) {
 	src, hint := io.Reader(resp.Body), resp.ContentLength
-	if t.own && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
+	if decode && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
 		zr, err := gzipReader(resp.Body)
 		if err != nil {
-			return PostResult{}, err
+			return nil, err
 		}
 		defer putGzipReader(zr)
 		src, hint = zr, -1
 	}
-	body, err := readAllSized(src, hint, t.cfg.MaxResponseBytes)
+	body, err := readAllSized(src, hint, limit)
 	if err != nil {
-		return PostResult{}, err
+		return nil, err
 	}
-	if int64(len(body)) > t.cfg.MaxResponseBytes {
-		return PostResult{}, errResponseTooLarge
+	if int64(len(body)) > limit {
+		return nil, errResponseTooLarge
 	}
-	return PostResult{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: body, Peer: peer.FromTLS(resp.TLS)}, nil
+	return body, nil
 }
 
 // exchange sends req with c, straight through c's Transport when c is
