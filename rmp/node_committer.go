@@ -46,6 +46,7 @@ type committer struct {
 
 	lazyTimer, delayTimer *time.Timer      // stopped while not waiting
 	persist               []group.Mutation // the batch being committed; emptied after
+	coalescer             coalescer        // drops what a later loop batch of the same commit overwrites
 }
 
 // applier is what the committer needs of a store.Store.
@@ -200,6 +201,9 @@ func allLazy(jobs []commitJob) bool {
 func (c *committer) commit(jobs []commitJob) bool {
 	for start := 0; start < len(jobs); {
 		end := c.commitRun(jobs, start)
+		if end-start > 1 {
+			c.persist = c.coalescer.coalesce(c.persist)
+		}
 		err := c.st.Apply(c.persist)
 		clear(c.persist) // keeps no payload alive until the next commit
 		if err != nil {

@@ -85,19 +85,23 @@ func (l *committerLog) waitEvents(t *testing.T, n int) []string {
 	}
 }
 
+var recordSeq atomic.Uint64
+
 // testCommitter returns a committer over log, not yet running.
 func testCommitter(log *committerLog, busy *atomic.Int64) *committer {
 	log.changed = make(chan struct{}, 1)
 	return (&committer{st: log, release: log.release, stop: log.stop, busy: busy, siblings: 4}).init()
 }
 
-// job is a commit job whose Readies persist one record per key, with an
-// Answer when eager (something waits for it) and a reply when r is set.
+// job is a commit job whose Readies persist one record per key (each a
+// record of its own, numbered by recordSeq, so that the committer drops
+// none of them as overwritten), with an Answer when eager (something waits
+// for it) and a reply when r is set.
 func job(eager bool, r reply, keys ...string) commitJob {
 	var j commitJob
 	for _, k := range keys {
 		j.rd.Persist = append(j.rd.Persist, group.Mutation{Op: group.OpPut,
-			Key: group.Key{Role: group.RoleReceiver, GroupID: k, Kind: group.KindMeta}, Value: []byte("v")})
+			Key: group.Key{Role: group.RoleReceiver, GroupID: k, Kind: group.KindMeta, Number: recordSeq.Add(1)}, Value: []byte("v")})
 		j.bytes += len(k) + 1
 	}
 	if eager {
