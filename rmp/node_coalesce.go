@@ -1,6 +1,10 @@
 package rmp
 
-import "github.com/wsrkit/wsrkit/rmp/group"
+import (
+	"hash/maphash"
+
+	"github.com/wsrkit/wsrkit/rmp/group"
+)
 
 // coalescer drops, from a store batch gathered from several loop batches,
 // every write that a later mutation of the same batch overwrites: the
@@ -19,7 +23,13 @@ import "github.com/wsrkit/wsrkit/rmp/group"
 // it are removed by it anyway, but the store's own handling of them (the
 // deadline index) is left as it is.
 type coalescer struct {
-	seen map[coalesceKey]struct{}
+	// seen maps the hash of what a mutation writes to the index of the
+	// last mutation of the batch with that hash (a uint64 key: hashing the
+	// Key struct with its string was most of the cost). Two writes with
+	// one hash but different keys are both kept: dropping fewer is always
+	// safe, so the random seed changes no stored state.
+	seen map[uint64]int32
+	seed maphash.Seed
 }
 
 // coalesceKey is what a mutation writes: the record Key (points) or the
@@ -36,7 +46,8 @@ func (c *coalescer) coalesce(batch []group.Mutation) []group.Mutation {
 		return batch
 	}
 	if c.seen == nil {
-		c.seen = make(map[coalesceKey]struct{}, len(batch))
+		c.seen = make(map[uint64]int32, len(batch))
+		c.seed = maphash.MakeSeed()
 	}
 	defer clear(c.seen)
 	// Walk backwards marking the superseded, then compact forwards.
@@ -46,12 +57,15 @@ func (c *coalescer) coalesce(batch []group.Mutation) []group.Mutation {
 		if !ok {
 			continue
 		}
-		if _, later := c.seen[k]; later {
-			batch[i].Op = 0 // marked; no Mutation has Op 0
-			drop++
-			continue
+		h := c.hash(k)
+		if later, ok := c.seen[h]; ok {
+			if lk, _ := writeOf(&batch[later]); lk == k {
+				batch[i].Op = 0 // marked; no Mutation has Op 0
+				drop++
+			}
+			continue // a collision keeps the later one's index: still correct
 		}
-		c.seen[k] = struct{}{}
+		c.seen[h] = int32(i)
 	}
 	if drop == 0 {
 		return batch
@@ -65,6 +79,19 @@ func (c *coalescer) coalesce(batch []group.Mutation) []group.Mutation {
 	}
 	clear(batch[j:]) // keeps no payload alive
 	return batch[:j]
+}
+
+// hash mixes k's fields into one word.
+func (c *coalescer) hash(k coalesceKey) uint64 {
+	h := maphash.String(c.seed, k.key.GroupID)
+	for _, v := range [...]uint64{uint64(k.key.Role)<<8 | uint64(k.key.Kind), k.key.Generation, k.key.Number} {
+		h = (h ^ v) * 0x9e3779b97f4a7c15
+		h ^= h >> 29
+	}
+	if k.deadline {
+		h = ^h
+	}
+	return h
 }
 
 // writeOf reports what m writes, when a later mutation can supersede it.
