@@ -15,6 +15,8 @@
 #   SYNCS=0 scripts/peer-bench.sh            # skip the strace counts
 #   KEEP=/tmp/peer-raw.txt scripts/peer-bench.sh
 #   OUT=/tmp/b.md scripts/peer-bench.sh      # write elsewhere than BENCHMARKS.md
+#   WSRKIT_GOMAXPROCS=2 scripts/peer-bench.sh # wsrkit's Ps (default: nproc + 2,
+#                                            # as wsrkit serve runs; README "Embedding")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -27,6 +29,7 @@ port=${AMQP_PORT:-5673}
 distport=${AMQP_DIST_PORT:-25673}
 epmdport=${AMQP_EPMD_PORT:-4370}
 out=${OUT:-BENCHMARKS.md}
+procs=${WSRKIT_GOMAXPROCS:-$(($(nproc) + 2))}
 rabbitbin=/usr/lib/rabbitmq/bin
 
 log() { echo "peer-bench.sh: $*" >&2; }
@@ -110,6 +113,7 @@ fi
   echo "peer-bench: commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo "peer-bench: date=$(date -u +%Y-%m-%dT%H:%MZ)"
   echo "peer-bench: nproc=$(nproc)"
+  echo "peer-bench: wsrkit GOMAXPROCS=$procs"
   echo "peer-bench: rabbitmq=$(dpkg-query -W -f '${Version}' rabbitmq-server 2>/dev/null || echo unknown)"
   echo "peer-bench: loadavg at start=$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "peer-bench: rounds=$rounds × $benchtime"
@@ -127,7 +131,7 @@ shapes=(
 export WSRKIT_BENCH_LATE_POLLS=default
 
 wsrkit() { # pattern benchtime
-  if ! (cd rmp && "$work/rmp.test" -test.run '^$' -test.benchtime "$2" -test.bench "$1") >"$work/bench.out" 2>&1 ||
+  if ! (cd rmp && "$work/rmp.test" -test.run '^$' -test.cpu "$procs" -test.benchtime "$2" -test.bench "$1") >"$work/bench.out" 2>&1 ||
     ! grep '^Benchmark.*msg/s' "$work/bench.out"; then
     cat "$work/bench.out" >&2
     return 1
@@ -156,7 +160,7 @@ wsrkit_syncs() {
   local n
   for n in "$short" "$long"; do
     (cd rmp && strace -f --seccomp-bpf -c -e trace=fsync,fdatasync -o "$work/wsrkit.$n.strace" \
-      "$work/rmp.test" -test.run '^$' -test.benchtime "${n}x" -test.bench "$2" >/dev/null)
+      "$work/rmp.test" -test.run '^$' -test.cpu "$procs" -test.benchtime "${n}x" -test.bench "$2" >/dev/null)
   done
   "$work/peerbench" syncs -system wsrkit -shape "$1" -short "$short" -long "$long" \
     "$work/wsrkit.$short.strace" "$work/wsrkit.$long.strace" | tee -a "$raw" >&2

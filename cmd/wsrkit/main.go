@@ -10,6 +10,7 @@ import (
 )
 
 func main() {
+	reserveDiskProcs()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

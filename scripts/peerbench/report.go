@@ -212,7 +212,9 @@ func (r *raw) section() string {
 	p("msg/s and CPU µs per message are medians over the rounds; ratios are medians of same-round ratios. ")
 	p("CPU is that of the processes involved: for wsrkit the benchmark process (both nodes, producers and consumers), ")
 	p("for RabbitMQ the broker plus the client process. p50 is per message: wsrkit Submit → acknowledged outcome, ")
-	p("RabbitMQ publish → confirm.\n\n")
+	p("RabbitMQ publish → confirm. wsrkit's process runs with the GOMAXPROCS below (by default nproc + 2, as `wsrkit serve` does: ")
+	p("a P whose thread is blocked in the stores' fdatasync is handed on only late, README \"Embedding\"); ")
+	p("RabbitMQ's Erlang VM does its file I/O on dirty I/O schedulers of their own.\n\n")
 	for _, kv := range r.info {
 		p("%s: `%s`; ", kv[0], kv[1])
 	}
