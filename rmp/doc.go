@@ -83,10 +83,12 @@
 //   - The committer (node_committer.go) makes jobs durable in queue order,
 //     the jobs waiting (up to 64) together in store batches that each fit
 //     the store's limits, and only then releases each job's effects (rules
-//     1 and 2). To spend fewer fsyncs it may hold a job that nothing waits
-//     for up to NodeConfig.LazyCommitDelay and, while the node is busy,
-//     wait up to CommitDelay for more jobs; neither releases anything
-//     early.
+//     1 and 2); a record several jobs of one batch write is written once,
+//     with its last value (node_coalesce.go: the batch is applied whole,
+//     so the store ends the same). To spend fewer fsyncs it may hold a job
+//     that nothing waits for up to NodeConfig.LazyCommitDelay and, while
+//     the node is busy, wait up to CommitDelay for more jobs; neither
+//     releases anything early.
 //   - Release (Node.release, node_release.go) writes the Answers (one
 //     awaiting its message's business response is held until the consumer
 //     returns, R73), starts each Send on a goroutine of its own, and queues
