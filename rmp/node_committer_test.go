@@ -278,3 +278,18 @@ func TestCommitterStopsOnAFailedCommit(t *testing.T) {
 	require.ErrorIs(t, <-r1, disk)
 	require.ErrorIs(t, <-r2, disk)
 }
+
+// Every Ready of two commits' worth of jobs comes back as a spare: with a
+// commit being made and one queued behind it, that many are out at once,
+// and one not kept is one the engine grows again from nothing.
+func TestCommitterKeepsASpareForEveryReadyOut(t *testing.T) {
+	log := &committerLog{}
+	c := testCommitter(log, new(atomic.Int64))
+	go c.run()
+	for range 2 * maxJobsPerCommit {
+		c.jobs <- job(true, nil, "a")
+	}
+	close(c.jobs)
+	<-c.done
+	require.Len(t, c.spares, 2*maxJobsPerCommit)
+}
