@@ -11,8 +11,8 @@ import (
 // batch is applied whole, so the store ends in the same state, and a key
 // every loop batch rewrites (a group's meta, the sender's counters, a
 // growing received run) costs one write per commit instead of one per
-// loop batch (#22: they were about a quarter of the store's writes at 64
-// groups).
+// loop batch (#22: 15-31 % of the mutations at 64 groups x 16 in flight
+// and with SubmitBatch at 1 group).
 //
 // Superseded are
 //   - an OpPut or OpDelete of a key put or deleted again later;

@@ -18,9 +18,9 @@ import (
 // waiting when a commit starts goes into that one synced store batch while
 // their Persists fit the store's limits together (commitRun), so that one
 // fsync carries the work of many loop batches; a record several of them
-// write is written once, with its last value (coalescer). Two waits trade a little
-// latency for fewer fsyncs, both wall time (they pace the disk, not the
-// protocol):
+// write is written once, with its last value (coalescer). Two waits trade
+// a little latency for fewer fsyncs, both wall time (they pace the disk,
+// not the protocol):
 //   - lazy jobs, which nothing waits for (allLazy), are held until a job
 //     that something waits for comes, lazyDelay passes, or the loop ends;
 //   - while the node is busy (busy ≥ siblings), a commit waits up to

@@ -10,10 +10,11 @@ import (
 // and its compaction block in fdatasync and write; the runtime hands the P
 // of a thread blocked in a syscall to other goroutines only once sysmon
 // notices, and sysmon sleeps up to 10 ms while it finds nothing to retake
-// (golang/go#18236). With two CPUs and a commit every millisecond or two,
-// a P held for each ≈ 300 µs sync left the cores idle a fifth of the time:
-// GOMAXPROCS = CPUs + 2 moved 1.20 × the messages per second at 64 groups
-// x 16 in flight at the same CPU per message (BENCHMARKS.md, #22).
+// (golang/go#18236). With two CPUs and a synced commit every millisecond
+// or two, a P held through each ≈ 250 µs sync left the cores idle about a
+// quarter of the time: GOMAXPROCS = CPUs + 2 moved 1.20 × the messages
+// per second at 64 groups x 16 in flight at the same CPU per message
+// (BENCHMARKS.md, #22).
 const diskProcs = 2
 
 // procsWithDisk is the GOMAXPROCS the gateway runs with: cur + diskProcs,
