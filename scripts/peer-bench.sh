@@ -17,6 +17,8 @@
 #   OUT=/tmp/b.md scripts/peer-bench.sh      # write elsewhere than BENCHMARKS.md
 #   WSRKIT_GOMAXPROCS=2 scripts/peer-bench.sh # wsrkit's Ps (default: nproc + 2,
 #                                            # as wsrkit serve runs; README "Embedding")
+#   WSRKIT_GC_HEAP_FLOOR=0 scripts/peer-bench.sh # wsrkit's GC heap floor in bytes
+#                                            # (default 64 MiB, wsrkit serve's -gc-heap-floor)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -30,6 +32,7 @@ distport=${AMQP_DIST_PORT:-25673}
 epmdport=${AMQP_EPMD_PORT:-4370}
 out=${OUT:-BENCHMARKS.md}
 procs=${WSRKIT_GOMAXPROCS:-$(($(nproc) + 2))}
+export WSRKIT_GC_HEAP_FLOOR=${WSRKIT_GC_HEAP_FLOOR:-$((64 << 20))}
 rabbitbin=/usr/lib/rabbitmq/bin
 
 log() { echo "peer-bench.sh: $*" >&2; }
@@ -114,6 +117,7 @@ fi
   echo "peer-bench: date=$(date -u +%Y-%m-%dT%H:%MZ)"
   echo "peer-bench: nproc=$(nproc)"
   echo "peer-bench: wsrkit GOMAXPROCS=$procs"
+  echo "peer-bench: wsrkit GC heap floor=$WSRKIT_GC_HEAP_FLOOR"
   echo "peer-bench: rabbitmq=$(dpkg-query -W -f '${Version}' rabbitmq-server 2>/dev/null || echo unknown)"
   echo "peer-bench: loadavg at start=$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "peer-bench: rounds=$rounds × $benchtime"

@@ -58,6 +58,7 @@ func demo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "wsrkit demo: -loss must be in [0, 1)")
 		return 2
 	}
+	defer startHeapFloor(defaultHeapFloor)() // as serve does
 	ok, err := runDemo(f, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "wsrkit demo: %v\n", err)

@@ -25,6 +25,7 @@ func serve(args []string, stderr io.Writer, started func(*gateway.Server) (stop 
 	cfg := gateway.DefaultConfig()
 	cfg.RegisterFlags(fs)
 	logLevel := fs.String("log", "info", "log level: debug, info, warn or error")
+	heapFloor := registerHeapFloor(fs)
 	if status, ok := parseFlags(fs, args, stderr); !ok {
 		return status
 	}
@@ -38,6 +39,7 @@ func serve(args []string, stderr io.Writer, started func(*gateway.Server) (stop 
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	defer startHeapFloor(int64(*heapFloor))()
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	// SIGHUP re-reads the certificates, keys, CAs and the admin token. It

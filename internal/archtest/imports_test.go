@@ -145,6 +145,8 @@ var rules = map[string]rule{
 		why: "the shared store: etcd stays behind it"},
 	"rmp/httpbody": {layer: wire, effects: true,
 		why: "reading HTTP request bodies within limits and a shared budget: standard library only"},
+	"internal/heapfloor": {layer: base,
+		why: "the process's GC heap floor, which wsrkit serve and demo set: standard library only, no I/O"},
 	"rmp/clock": {layer: base, ext: []string{"github.com/benbjohnson/clock"},
 		why: "the Node's time source, the interface wsrkit owns over benbjohnson/clock (its only importer): no I/O"},
 	"rmp/peer": {layer: wire, effects: true,
@@ -164,7 +166,7 @@ var rules = map[string]rule{
 		why:      "the web console: templates over the gateway's JSON API, which it reads in process; standard library only (chromedp drives its browser test)"},
 	"internal/gateway": {layer: gateway, uses: with(pureCore, []string{"soap", "rmp", "rmp/admin", "rmp/httpbody", "rmp/outbound", "rmp/peer", "rmp/clock", "internal/console"}, allStore), effects: true,
 		ext: []string{"golang.org/x/net/"}, why: "the HTTP gateway over the engine and the stores"},
-	"cmd/wsrkit": {layer: command, uses: []string{"internal/gateway", "conformance", "rmp", "rmp/admin", "faults", "internal/faultnet"}, effects: true,
+	"cmd/wsrkit": {layer: command, uses: []string{"internal/gateway", "internal/heapfloor", "conformance", "rmp", "rmp/admin", "faults", "internal/faultnet"}, effects: true,
 		why: "the binary: flags and wiring over the gateway and the runner"},
 
 	"internal/archtest":        {layer: support, why: "these tests"},

@@ -214,6 +214,7 @@ func (r *raw) section() string {
 	p("for RabbitMQ the broker plus the client process. p50 is per message: wsrkit Submit → acknowledged outcome, ")
 	p("RabbitMQ publish → confirm. wsrkit's process runs with the GOMAXPROCS below (by default nproc + 2, as `wsrkit serve` does: ")
 	p("a P whose thread is blocked in the stores' fdatasync is handed on only late, README \"Embedding\"); ")
+	p("and with the GC heap floor below (by default 64 MiB, `wsrkit serve`'s `-gc-heap-floor`: the collector runs about a third as often at this heap); ")
 	p("RabbitMQ's Erlang VM does its file I/O on dirty I/O schedulers of their own.\n\n")
 	for _, kv := range r.info {
 		p("%s: `%s`; ", kv[0], kv[1])
