@@ -12,8 +12,9 @@ import (
 // gateway allocates about 23 KB per message over a live heap of about
 // 20 MB, and under GOGC=100 a sixth of its CPU went to collecting; a
 // 64 MiB floor collects about a third as often (GC percent ≈ 220 at that
-// heap) for at most 64 MiB more heap, and changes nothing once the live
-// heap passes 32 MiB (BENCHMARKS.md, #22).
+// heap), and changes nothing once the live heap passes 32 MiB; a heap
+// that grows faster than the floor follows is held at twice the floor
+// (heapfloor, BENCHMARKS.md, #22).
 const defaultHeapFloor = 64 << 20
 
 // heapFloorFlag is -gc-heap-floor: bytes with an optional KiB/MiB/GiB

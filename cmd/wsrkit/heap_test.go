@@ -27,7 +27,7 @@ func TestHeapFloorFlagAndGOGC(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want int64
-	}{{nil, 64 << 20}, {[]string{"-gc-heap-floor", "256MiB"}, 256 << 20}, {[]string{"-gc-heap-floor", "0"}, 0}} {
+	}{{nil, defaultHeapFloor}, {[]string{"-gc-heap-floor", "256MiB"}, 256 << 20}, {[]string{"-gc-heap-floor", "0"}, 0}} {
 		if got, err := parse(c.args...); err != nil || got != c.want {
 			t.Errorf("%v: floor %d, %v; want %d", c.args, got, err, c.want)
 		}

@@ -1,6 +1,7 @@
 package heapfloor
 
 import (
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
@@ -84,17 +85,22 @@ func TestFloorFollowsTheLiveHeap(t *testing.T) {
 	if p := percent(); p <= 100 {
 		t.Fatalf("GC percent %d under a 96 MiB floor over a test's heap", p)
 	}
+	// The limit that bounds a fast-growing heap: twice the floor beside
+	// the runtime's other memory, which a test's is well below.
+	if l := limit(); l < 192*mib || l > 192*mib+64*mib {
+		t.Fatalf("memory limit %d MiB under a 96 MiB floor", l/mib)
+	}
 	hold := make([][]byte, 64)
 	for i := range hold {
 		hold[i] = make([]byte, mib)
 	}
-	eventually(t, "64 MiB live under a 96 MiB floor", func() bool { return percent() == 100 })
+	eventually(t, "64 MiB live under a 96 MiB floor", func() bool { return percent() == 100 && limit() == math.MaxInt64 })
 	runtime.KeepAlive(hold)
 	hold = nil
-	eventually(t, "the 64 MiB dropped", func() bool { return percent() > 100 })
+	eventually(t, "the 64 MiB dropped", func() bool { return percent() > 100 && limit() < math.MaxInt64 })
 	stop()
-	if p := percent(); p != 100 {
-		t.Fatalf("GC percent %d after stop, want the base 100", p)
+	if p, l := percent(), limit(); p != 100 || l != math.MaxInt64 {
+		t.Fatalf("GC percent %d, memory limit %d after stop, want the base 100 and none", p, l)
 	}
 	for range 3 {
 		runtime.GC()
@@ -102,6 +108,23 @@ func TestFloorFollowsTheLiveHeap(t *testing.T) {
 	}
 	if p := percent(); p != 100 {
 		t.Fatalf("GC percent %d after stop and collections, want 100", p)
+	}
+}
+
+// limit reads the memory limit without changing it.
+func limit() int64 { return debug.SetMemoryLimit(-1) }
+
+// TestOperatorsLimitHolds: a GOMEMLIMIT below the floor's own limit is
+// kept, and restored by stop.
+func TestOperatorsLimitHolds(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(80 * mib))
+	stop := Start(512 * mib)
+	if p, l := percent(), limit(); p <= 100 || l != 80*mib {
+		t.Fatalf("GC percent %d, memory limit %d MiB under a 512 MiB floor and GOMEMLIMIT=80MiB", p, l/mib)
+	}
+	stop()
+	if l := limit(); l != 80*mib {
+		t.Fatalf("memory limit %d MiB after stop, want the operator's 80", l/mib)
 	}
 }
 
