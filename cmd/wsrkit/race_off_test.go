@@ -1,0 +1,7 @@
+//go:build !race
+
+package main
+
+// raceDetector: this test binary, and so every gateway process it starts
+// (process_test.go runs os.Executable), is built with -race.
+const raceDetector = false
