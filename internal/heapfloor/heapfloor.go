@@ -137,9 +137,8 @@ func (s *state) afterGC() {
 // heap's fragmentation and what is not yet swept. Under the floods of
 // cmd/wsrkit's tests the peak RSS was 133-156 MiB with a 64 MiB floor,
 // against 70-116 MiB under GOGC alone, and 265-298 MiB without the limit.
-// The
-// collection it brings on when the heap outgrows that sees the larger heap,
-// and the floor hands the collector back to GOGC and GOMEMLIMIT.
+// The collection it brings on when the heap outgrows that sees the larger
+// heap, and the floor hands the collector back to GOGC and GOMEMLIMIT.
 func (s *state) apply() {
 	metrics.Read(s.sample)
 	u := func(i int) uint64 {
