@@ -100,6 +100,15 @@ func NewClient(cfg Config) *http.Client {
 	if headerTimeout >= cfg.Timeout {
 		headerTimeout = 0
 	}
+	// net/http writes its ALPN protocols into a transport's TLS config on
+	// the first exchange (its HTTP/2 set-up): each client gets a copy, so
+	// clients made from one Config (the gateway's peer client and its
+	// -deliver client share the peer TLS settings) do not race on the
+	// caller's.
+	tlsConf := cfg.TLS
+	if tlsConf != nil {
+		tlsConf = tlsConf.Clone()
+	}
 	tr := &http.Transport{
 		Proxy:                 proxy,
 		DialContext:           d.DialContext,
@@ -111,7 +120,7 @@ func NewClient(cfg Config) *http.Client {
 		MaxIdleConnsPerHost:   cfg.MaxPerDestination,
 		MaxConnsPerHost:       cfg.MaxPerDestination,
 		ExpectContinueTimeout: time.Second,
-		TLSClientConfig:       cfg.TLS,
+		TLSClientConfig:       tlsConf,
 	}
 	return &http.Client{Transport: tr, Timeout: cfg.Timeout, CheckRedirect: noRedirects}
 }
