@@ -158,7 +158,8 @@ func xmlTokens(b []byte) ([]xml.Token, error) {
 			}
 			tok = tk
 		case xml.ProcInst:
-			tok = xml.ProcInst{Target: tk.Target, Inst: bytes.TrimSpace(tk.Inst)}
+			// Inst is the decoder's buffer until its next Token: a copy.
+			tok = xml.ProcInst{Target: tk.Target, Inst: bytes.Clone(bytes.TrimSpace(tk.Inst))}
 		default:
 			tok = xml.CopyToken(tok)
 		}
