@@ -2,6 +2,7 @@
 
 package main
 
-// raceDetector: this test binary, and so every gateway process it starts
-// (process_test.go runs os.Executable), is built with -race.
+// raceDetector reports whether this test binary, and so every gateway
+// process it starts (process_test.go runs os.Executable), is built with
+// -race.
 const raceDetector = true
