@@ -5,7 +5,6 @@ package soap
 // readFast does not model makes it decline.
 
 import (
-	"bytes"
 	"unicode/utf8"
 )
 
@@ -36,10 +35,21 @@ func (r *fastReader) intern(b []byte) string {
 	return s
 }
 
+// nameBytes is name without interning. It finds the colon in the same
+// pass that finds the name's end: two IndexByte calls per name were 1 % of
+// the CPU at 64 groups × 16 in flight (#22).
 func (r *fastReader) nameBytes() (space, local []byte, ok bool) {
 	b, start := r.b, r.i
-	i := start
-	for i < len(b) && nameByte[b[i]] {
+	i, colon, colons := start, 0, 0
+	for i < len(b) {
+		k := nameClass[b[i]]
+		if k == 0 {
+			break
+		}
+		if k == nameColon {
+			colon = i - start
+			colons++
+		}
 		i++
 	}
 	r.i = i
@@ -48,11 +58,10 @@ func (r *fastReader) nameBytes() (space, local []byte, ok bool) {
 		return nil, nil, false
 	}
 	name := b[start:i]
-	colon := bytes.IndexByte(name, ':')
-	if colon < 0 {
+	switch {
+	case colons == 0:
 		return nil, name, true
-	}
-	if colon == 0 || colon == len(name)-1 || !isNameStart(name[colon+1]) || bytes.IndexByte(name[colon+1:], ':') >= 0 {
+	case colons > 1 || colon == len(name)-1 || !isNameStart(name[colon+1]):
 		return nil, nil, false
 	}
 	return name[:colon], name[colon+1:], true
@@ -295,7 +304,7 @@ func isNameStart(c byte) bool { return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 
 // ASCII, tab and line feed, but for markup, references, ']' in text and
 // quotes in values).
 var (
-	nameByte      = byteTable(isNameByte)
+	nameClass     = nameClasses()
 	plainTextByte = byteTable(func(c byte) bool {
 		return c == '\t' || c == '\n' || c >= 0x20 && c < utf8.RuneSelf && c != '<' && c != '&' && c != ']'
 	})
@@ -303,6 +312,19 @@ var (
 		return c == '\t' || c == '\n' || c >= 0x20 && c < utf8.RuneSelf && c != '<' && c != '&' && c != '"' && c != '\''
 	})
 )
+
+// nameClass of a byte: not in a name (0), in a name (1), or the colon.
+const nameColon = 2
+
+func nameClasses() (t [256]uint8) {
+	for c := range 256 {
+		if isNameByte(byte(c)) {
+			t[c] = 1
+		}
+	}
+	t[':'] = nameColon
+	return t
+}
 
 func byteTable(f func(byte) bool) (t [256]bool) {
 	for c := range 256 {
