@@ -6,13 +6,16 @@
 # cookie under a temporary folder), interleaves wsrkit's
 # BenchmarkEndToEndHTTP / BenchmarkEndToEndStreamHTTP (pebble) with the Go
 # AMQP client of scripts/peerbench (classic and quorum queues) round by
-# round, counts each side's fsync/fdatasync per message with strace, stops
+# round, counts each side's fsync/fdatasync per message with strace (and,
+# at 64 groups × 16 in flight, every system call), stops
 # the broker and writes the table with same-round ratios into BENCHMARKS.md.
 # About 5 min at the defaults on the 2-core development machine.
 #
 #   scripts/peer-bench.sh                    # ROUNDS=3 BENCHTIME=5s
 #   ROUNDS=5 BENCHTIME=10s scripts/peer-bench.sh
 #   SYNCS=0 scripts/peer-bench.sh            # skip the strace counts
+#   CALLS=0 scripts/peer-bench.sh            # skip the count of every system call
+#                                            # at 64 groups × 16 in flight
 #   KEEP=/tmp/peer-raw.txt scripts/peer-bench.sh
 #   OUT=/tmp/b.md scripts/peer-bench.sh      # write elsewhere than BENCHMARKS.md
 #   WSRKIT_GOMAXPROCS=2 scripts/peer-bench.sh # wsrkit's Ps (default: nproc + 2,
@@ -25,6 +28,9 @@ repo=$PWD
 rounds=${ROUNDS:-3}
 benchtime=${BENCHTIME:-5s}
 syncs=${SYNCS:-1}
+calls=${CALLS:-$syncs}
+calls_short=${CALLS_SHORT:-2000}
+calls_long=${CALLS_LONG:-10000}
 short=${SYNC_SHORT:-400}
 long=${SYNC_LONG:-2000}
 port=${AMQP_PORT:-5673}
@@ -56,8 +62,8 @@ install_rabbitmq() {
   return 0
 }
 install_rabbitmq
-if [[ $syncs == 1 ]] && ! command -v strace >/dev/null; then
-  if [[ $(id -u) == 0 ]]; then apt-get install -y -qq strace >/dev/null; else log "strace missing: SYNCS=0"; syncs=0; fi
+if [[ $syncs == 1 || $calls == 1 ]] && ! command -v strace >/dev/null; then
+  if [[ $(id -u) == 0 ]]; then apt-get install -y -qq strace >/dev/null; else log "strace missing: SYNCS=0 CALLS=0"; syncs=0 calls=0; fi
 fi
 
 work=$(mktemp -d)
@@ -191,6 +197,39 @@ if [[ $syncs == 1 ]]; then
       done
       "$work/peerbench" syncs -system "$q" -shape "$key" -short "$short" -long "$long" \
         "$work/$q.$short.strace" "$work/$q.$long.strace" | tee -a "$raw" >&2
+    done
+  done
+fi
+# Every system call per message at 64 groups × 16 in flight, where CPU
+# decides (BENCHMARKS.md): wsrkit's benchmark process, RabbitMQ's broker and
+# client, each counted as the syncs are (long − short).
+if [[ $calls == 1 ]]; then
+  log "strace counts of every call at 64 groups × 16 in flight ($calls_short and $calls_long messages)"
+  for s in "${shapes[@]}"; do
+    read -r key g w pat _ <<<"$s"
+    [[ $g == 64 && $w == 16 ]] || continue
+    for n in "$calls_short" "$calls_long"; do
+      (cd rmp && strace -f -c -o "$work/wsrkit.calls.$n" \
+        "$work/rmp.test" -test.run '^$' -test.cpu "$procs" -test.benchtime "${n}x" -test.bench "$pat" >/dev/null)
+    done
+    "$work/peerbench" calls -system wsrkit -shape "$key" -short "$calls_short" -long "$calls_long" \
+      "$work/wsrkit.calls.$calls_short" "$work/wsrkit.calls.$calls_long" | tee -a "$raw" >&2
+    for q in classic quorum; do
+      for n in "$calls_short" "$calls_long"; do
+        strace -f -c -o "$work/$q.calls.$n" -p "$broker" 2>"$work/strace.err" &
+        st=$!
+        until grep -q attached "$work/strace.err" 2>/dev/null; do
+          kill -0 "$st" 2>/dev/null || { cat "$work/strace.err" >&2; exit 1; }
+          sleep 0.1
+        done
+        strace -f -c -o "$work/$q.client.calls.$n" "$work/peerbench" run -url "$amqp" -broker-pid "$broker" \
+          -queue "$q" -groups "$g" -window "$w" -count "$n" >/dev/null
+        kill -INT "$st"
+        wait "$st" || true
+      done
+      "$work/peerbench" calls -system "$q" -shape "$key" -short "$calls_short" -long "$calls_long" \
+        "$work/$q.calls.$calls_short" "$work/$q.calls.$calls_long" "$work/$q.client.calls.$calls_short" "$work/$q.client.calls.$calls_long" |
+        tee -a "$raw" >&2
     done
   done
 fi

@@ -6,6 +6,7 @@
 //
 //	peerbench run -url amqp://guest:guest@127.0.0.1:5673/ -queue quorum -groups 64 -window 16 -time 5s
 //	peerbench syncs -system quorum -shape g1w1 -short 300 -long 1500 short.strace long.strace
+//	peerbench calls -system quorum -shape g64w16 -short 4000 -long 20000 broker.short broker.long client.short client.long
 //	peerbench report -in raw.txt -out BENCHMARKS.md
 //
 // run prints one line in `go test -bench` format, so that the report reads
@@ -19,7 +20,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: peerbench run|report|syncs [flags]")
+		fmt.Fprintln(os.Stderr, "usage: peerbench run|report|syncs|calls [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -30,8 +31,10 @@ func main() {
 		err = reportMain(os.Args[2:])
 	case "syncs":
 		err = syncsMain(os.Args[2:])
+	case "calls":
+		err = callsMain(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q (run or report)", os.Args[1])
+		err = fmt.Errorf("unknown command %q (run, report, syncs or calls)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "peerbench:", err)

@@ -53,7 +53,8 @@ type figures map[string]float64
 // round order, the strace counts, and the context lines.
 type raw struct {
 	results map[string][]figures
-	syncs   map[string]float64 // "system/shape" → syncs per message
+	syncs   map[string]float64            // "system/shape" → syncs per message
+	calls   map[string]map[string]float64 // "system/shape" → callKinds key → calls per message
 	info    [][2]string
 }
 
@@ -63,7 +64,7 @@ var procSuffix = regexp.MustCompile(`-\d+$`)
 // key=value" context lines and "peer-bench-syncs:" lines; anything else is
 // ignored.
 func parse(r io.Reader) (*raw, error) {
-	out := &raw{results: map[string][]figures{}, syncs: map[string]float64{}}
+	out := &raw{results: map[string][]figures{}, syncs: map[string]float64{}, calls: map[string]map[string]float64{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for line := 1; sc.Scan(); line++ {
@@ -97,6 +98,20 @@ func parse(r io.Reader) (*raw, error) {
 				return nil, fmt.Errorf("line %d: want system=, shape= and per-msg=", line)
 			}
 			out.syncs[kv["system"]+"/"+kv["shape"]] = v
+		case strings.HasPrefix(text, "peer-bench-calls:"):
+			kv := fields(strings.TrimPrefix(text, "peer-bench-calls:"))
+			if kv["system"] == "" || kv["shape"] == "" {
+				return nil, fmt.Errorf("line %d: want system= and shape=", line)
+			}
+			per := map[string]float64{}
+			for _, k := range callKinds {
+				v, err := strconv.ParseFloat(kv[k.key], 64)
+				if err != nil {
+					return nil, fmt.Errorf("line %d: %s=%q: %w", line, k.key, kv[k.key], err)
+				}
+				per[k.key] = v
+			}
+			out.calls[kv["system"]+"/"+kv["shape"]] = per
 		case strings.HasPrefix(text, "peer-bench:"):
 			k, v, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(text, "peer-bench:")), "=")
 			if ok {
@@ -282,6 +297,26 @@ func (r *raw) section() string {
 				return strconv.FormatFloat(v, 'f', 2, 64)
 			}
 			p("| %s | %s | %s | %s |\n", s.title, c("wsrkit"), c("classic"), c("quorum"))
+		}
+	}
+	for _, s := range shapes {
+		w, c, q := r.calls["wsrkit/"+s.key], r.calls["classic/"+s.key], r.calls["quorum/"+s.key]
+		if w == nil && c == nil && q == nil {
+			continue
+		}
+		p("\n### System calls per message, %s (strace -f -c)\n\n", s.title)
+		p("Counted as the syncs are, on fixed message counts (long − short), with every call traced, so the runs are slower than above ")
+		p("and may batch differently. wsrkit: the benchmark process (both nodes, producers and consumers); ")
+		p("RabbitMQ: the broker plus the client process.\n\n")
+		p("| calls per message | wsrkit | RabbitMQ classic | RabbitMQ quorum |\n| --- | --- | --- | --- |\n")
+		for _, k := range callKinds {
+			v := func(m map[string]float64) string {
+				if m == nil {
+					return "–"
+				}
+				return strconv.FormatFloat(m[k.key], 'f', 2, 64)
+			}
+			p("| %s | %s | %s | %s |\n", k.title, v(w), v(c), v(q))
 		}
 	}
 	p("\n")

@@ -84,3 +84,54 @@ func TestLoopbackOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestCallsPerKindSortsAndSums(t *testing.T) {
+	const out = `% time     seconds  usecs/call     calls    errors syscall
+------ ----------- ----------- --------- --------- ----------------
+ 40.00    0.400000          10     40000     25000 read
+ 20.00    0.200000          10     20000           write
+ 10.00    0.100000          10     10000     10000 recvfrom
+  9.00    0.090000          10      9000           nanosleep
+  1.00    0.010000          10      1000         3 futex
+  1.00    0.010000          10      2000           fdatasync
+  0.50    0.005000          10       500           pread64
+------ ----------- ----------- --------- --------- ----------------
+100.00    1.000000          10     82500     35003 total
+`
+	m, err := straceCounts(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := callsPerKind(m)
+	want := map[string]float64{"reads": 50000, "empty": 35000, "writes": 20000, "waits": 10000, "syncs": 2000, "other": 500, "total": 82500}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v (all: %v)", k, got[k], v, got)
+		}
+	}
+	if n, _ := syncCalls(strings.NewReader(out)); n != 2000 {
+		t.Errorf("syncCalls = %d, want 2000", n)
+	}
+}
+
+func TestReportWritesTheCallsTable(t *testing.T) {
+	in := "peer-bench-calls: system=wsrkit shape=g64w16 reads=4.88 empty=3.86 writes=2.37 waits=1.70 syncs=0.23 other=0.30 total=9.48\n" +
+		"peer-bench-calls: system=quorum shape=g64w16 reads=1.42 empty=0.47 writes=3.17 waits=2.05 syncs=0.01 other=0.20 total=6.85\n"
+	r, err := parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := r.section()
+	for _, want := range []string{
+		"### System calls per message, up to 16 in flight, 64 groups (strace -f -c)",
+		"| writes | 2.37 | – | 3.17 |",
+		"| of them, nothing to read (EAGAIN, or a peek) | 3.86 | – | 0.47 |",
+	} {
+		if !strings.Contains(sec, want) {
+			t.Errorf("section lacks %q:\n%s", want, sec)
+		}
+	}
+	if _, err := parse(strings.NewReader("peer-bench-calls: system=wsrkit shape=g64w16 reads=x\n")); err == nil {
+		t.Error("a calls line without its counts parsed")
+	}
+}
