@@ -66,9 +66,9 @@ func TestSyncCallsSumsFsyncAndFdatasync(t *testing.T) {
 ------ ----------- ----------- --------- --------- ----------------
 100.00    0.112510         112      1015         2 total
 `
-	n, err := syncCalls(strings.NewReader(out))
-	if err != nil || n != 1010 {
-		t.Fatalf("syncCalls = %d, %v; want 1010", n, err)
+	m, err := straceCounts(strings.NewReader(out))
+	if n := syncsOf(m); err != nil || n != 1010 {
+		t.Fatalf("syncsOf = %d, %v; want 1010", syncsOf(m), err)
 	}
 }
 
@@ -109,8 +109,8 @@ func TestCallsPerKindSortsAndSums(t *testing.T) {
 			t.Errorf("%s = %v, want %v (all: %v)", k, got[k], v, got)
 		}
 	}
-	if n, _ := syncCalls(strings.NewReader(out)); n != 2000 {
-		t.Errorf("syncCalls = %d, want 2000", n)
+	if n := syncsOf(m); n != 2000 {
+		t.Errorf("syncsOf = %d, want 2000", n)
 	}
 }
 

@@ -40,14 +40,8 @@ func straceCounts(r io.Reader) (map[string]callCount, error) {
 	return out, sc.Err()
 }
 
-// syncCalls sums the fsync and fdatasync calls of an `strace -c` summary.
-func syncCalls(r io.Reader) (int64, error) {
-	m, err := straceCounts(r)
-	if err != nil {
-		return 0, err
-	}
-	return m["fsync"].calls + m["fdatasync"].calls, nil
-}
+// syncsOf sums the fsync and fdatasync calls of an `strace -c` summary.
+func syncsOf(m map[string]callCount) int64 { return m["fsync"].calls + m["fdatasync"].calls }
 
 func straceFile(path string) (map[string]callCount, error) {
 	f, err := os.Open(path)
@@ -60,10 +54,7 @@ func straceFile(path string) (map[string]callCount, error) {
 
 func syncFile(path string) (int64, error) {
 	m, err := straceFile(path)
-	if err != nil {
-		return 0, err
-	}
-	return m["fsync"].calls + m["fdatasync"].calls, nil
+	return syncsOf(m), err
 }
 
 // syncsMain prints the syncs per message of two runs of one shape that
