@@ -176,6 +176,24 @@ wsrkit_syncs() {
     "$work/wsrkit.$short.strace" "$work/wsrkit.$long.strace" | tee -a "$raw" >&2
 }
 
+# broker_traced OUT [STRACE-FLAGS…] -- COMMAND…: runs COMMAND (its output
+# dropped) with strace -c counting the broker's calls into OUT.
+broker_traced() {
+  local out=$1 flags=() st
+  shift
+  while [[ $1 != -- ]]; do flags+=("$1"); shift; done
+  shift
+  strace -f -c "${flags[@]}" -o "$out" -p "$broker" 2>"$work/strace.err" &
+  st=$!
+  until grep -q attached "$work/strace.err" 2>/dev/null; do
+    kill -0 "$st" 2>/dev/null || { cat "$work/strace.err" >&2; exit 1; }
+    sleep 0.1
+  done
+  "$@" >/dev/null
+  kill -INT "$st"
+  wait "$st" || true
+}
+
 if [[ $syncs == 1 ]]; then
   log "strace sync counts ($short and $long messages per cell)"
   for s in "${shapes[@]}"; do
@@ -185,15 +203,7 @@ if [[ $syncs == 1 ]]; then
     for ((v = 0; v + 1 < ${#variants[@]}; v += 2)); do wsrkit_syncs "${variants[v]}" "${variants[v + 1]}"; done
     for q in classic quorum; do
       for n in "$short" "$long"; do
-        strace -f -c -e trace=fsync,fdatasync -o "$work/$q.$n.strace" -p "$broker" 2>"$work/strace.err" &
-        st=$!
-        until grep -q attached "$work/strace.err" 2>/dev/null; do
-          kill -0 "$st" 2>/dev/null || { cat "$work/strace.err" >&2; exit 1; }
-          sleep 0.1
-        done
-        rabbit "$q" "$g" "$w" -count "$n" >/dev/null
-        kill -INT "$st"
-        wait "$st" || true
+        broker_traced "$work/$q.$n.strace" -e trace=fsync,fdatasync -- rabbit "$q" "$g" "$w" -count "$n"
       done
       "$work/peerbench" syncs -system "$q" -shape "$key" -short "$short" -long "$long" \
         "$work/$q.$short.strace" "$work/$q.$long.strace" | tee -a "$raw" >&2
@@ -216,16 +226,8 @@ if [[ $calls == 1 ]]; then
       "$work/wsrkit.calls.$calls_short" "$work/wsrkit.calls.$calls_long" | tee -a "$raw" >&2
     for q in classic quorum; do
       for n in "$calls_short" "$calls_long"; do
-        strace -f -c -o "$work/$q.calls.$n" -p "$broker" 2>"$work/strace.err" &
-        st=$!
-        until grep -q attached "$work/strace.err" 2>/dev/null; do
-          kill -0 "$st" 2>/dev/null || { cat "$work/strace.err" >&2; exit 1; }
-          sleep 0.1
-        done
-        strace -f -c -o "$work/$q.client.calls.$n" "$work/peerbench" run -url "$amqp" -broker-pid "$broker" \
-          -queue "$q" -groups "$g" -window "$w" -count "$n" >/dev/null
-        kill -INT "$st"
-        wait "$st" || true
+        broker_traced "$work/$q.calls.$n" -- strace -f -c -o "$work/$q.client.calls.$n" \
+          "$work/peerbench" run -url "$amqp" -broker-pid "$broker" -queue "$q" -groups "$g" -window "$w" -count "$n"
       done
       "$work/peerbench" calls -system "$q" -shape "$key" -short "$calls_short" -long "$calls_long" \
         "$work/$q.calls.$calls_short" "$work/$q.calls.$calls_long" "$work/$q.client.calls.$calls_short" "$work/$q.client.calls.$calls_long" |

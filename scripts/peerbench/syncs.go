@@ -117,17 +117,22 @@ var callKinds = []struct {
 	{"total", "total", nil},
 }
 
-// callsPerKind sums counts by callKinds.
-func callsPerKind(m map[string]callCount) map[string]float64 {
-	kind := map[string]string{}
+// callKind maps a system call named in callKinds to its kind's key.
+var callKind = func() map[string]string {
+	m := map[string]string{}
 	for _, k := range callKinds {
 		for _, c := range k.calls {
-			kind[c] = k.key
+			m[c] = k.key
 		}
 	}
+	return m
+}()
+
+// callsPerKind sums counts by callKinds.
+func callsPerKind(m map[string]callCount) map[string]float64 {
 	out := map[string]float64{}
 	for name, c := range m {
-		k, ok := kind[name]
+		k, ok := callKind[name]
 		if !ok {
 			k = "other"
 		}
