@@ -14,6 +14,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 )
@@ -38,6 +39,10 @@ func main() {
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "peerbench:", err)
+		var again *shortExceedsLong
+		if errors.As(err, &again) {
+			os.Exit(3)
+		}
 		os.Exit(1)
 	}
 }

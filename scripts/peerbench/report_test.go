@@ -1,6 +1,10 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -133,5 +137,41 @@ func TestReportWritesTheCallsTable(t *testing.T) {
 	}
 	if _, err := parse(strings.NewReader("peer-bench-calls: system=wsrkit shape=g64w16 reads=x\n")); err == nil {
 		t.Error("a calls line without its counts parsed")
+	}
+}
+
+func writeStrace(t *testing.T, calls map[string]int) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("% time     seconds  usecs/call     calls    errors syscall\n------ ----------- ----------- --------- --------- ----------------\n")
+	for _, name := range []string{"write", "pwrite64", "fdatasync"} {
+		if n, ok := calls[name]; ok {
+			fmt.Fprintf(&b, "  1.00    0.010000          10 %9d           %s\n", n, name)
+		}
+	}
+	p := filepath.Join(t.TempDir(), "s.strace")
+	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A short run that made more calls of a kind than the long one (a broker's
+// background work fell into it) gives no count but a retryable error, where
+// long − short would print a negative count per message.
+func TestCountsRefuseAShortRunAboveTheLong(t *testing.T) {
+	short := writeStrace(t, map[string]int{"write": 100, "pwrite64": 9000, "fdatasync": 50})
+	long := writeStrace(t, map[string]int{"write": 900, "pwrite64": 300, "fdatasync": 40})
+	args := []string{"-system", "quorum", "-shape", "g64w16", "-short", "100", "-long", "500", short, long}
+	for name, run := range map[string]func([]string) error{"syncs": syncsMain, "calls": callsMain} {
+		var again *shortExceedsLong
+		if err := run(args); !errors.As(err, &again) {
+			t.Errorf("%s: err = %v, want *shortExceedsLong", name, err)
+		}
+	}
+	// The same pair the right way round counts.
+	ok := []string{"-system", "quorum", "-shape", "g64w16", "-short", "100", "-long", "500", long, long}
+	if err := callsMain(ok); err != nil {
+		t.Errorf("calls on equal runs: %v", err)
 	}
 }

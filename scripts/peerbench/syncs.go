@@ -73,9 +73,26 @@ func syncsMain(args []string) error {
 	if err != nil {
 		return err
 	}
+	if b < a {
+		return &shortExceedsLong{kind: "syncs", short: float64(a), long: float64(b)}
+	}
 	fmt.Printf("peer-bench-syncs: system=%s shape=%s short=%d/%d long=%d/%d per-msg=%.3f\n",
 		c.system, c.shape, a, c.short, b, c.long, float64(b-a)/float64(c.long-c.short))
 	return nil
+}
+
+// shortExceedsLong says that the short run made more calls of a kind than
+// the long one: work of the process's own (a broker's log rollover, a
+// compaction) fell into the short run, so long − short counts none of the
+// messages. The script counts such a cell again (exit status 3).
+type shortExceedsLong struct {
+	kind        string
+	short, long float64
+}
+
+func (e *shortExceedsLong) Error() string {
+	return fmt.Sprintf("the short run made more %s (%.0f) than the long one (%.0f): background work fell into it; count again",
+		e.kind, e.short, e.long)
 }
 
 // counted is what syncs and calls are told: whose strace summaries of a
@@ -156,6 +173,7 @@ func callsMain(args []string) error {
 		return err
 	}
 	per := map[string]float64{}
+	short, long := map[string]float64{}, map[string]float64{}
 	for i := 0; i < len(c.files); i += 2 {
 		a, err := straceFile(c.files[i])
 		if err != nil {
@@ -167,8 +185,15 @@ func callsMain(args []string) error {
 		}
 		ka, kb := callsPerKind(a), callsPerKind(b)
 		for _, k := range callKinds {
-			per[k.key] += (kb[k.key] - ka[k.key]) / float64(c.long-c.short)
+			short[k.key] += ka[k.key]
+			long[k.key] += kb[k.key]
 		}
+	}
+	for _, k := range callKinds {
+		if long[k.key] < short[k.key] {
+			return &shortExceedsLong{kind: k.key, short: short[k.key], long: long[k.key]}
+		}
+		per[k.key] = (long[k.key] - short[k.key]) / float64(c.long-c.short)
 	}
 	fmt.Printf("peer-bench-calls: system=%s shape=%s", c.system, c.shape)
 	for _, k := range callKinds {
