@@ -9,7 +9,8 @@
 # round, counts each side's fsync/fdatasync per message with strace (and,
 # at 64 groups × 16 in flight, every system call), stops
 # the broker and writes the table with same-round ratios into BENCHMARKS.md.
-# About 5 min at the defaults on the 2-core development machine.
+# About 15 min at the defaults on the 2-core development machine (25 for
+# ROUNDS=5), the strace counts included.
 #
 #   scripts/peer-bench.sh                    # ROUNDS=3 BENCHTIME=5s
 #   ROUNDS=5 BENCHTIME=10s scripts/peer-bench.sh
