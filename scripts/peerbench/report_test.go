@@ -169,7 +169,7 @@ func TestCountsRefuseAShortRunAboveTheLong(t *testing.T) {
 			t.Errorf("%s: err = %v, want *shortExceedsLong", name, err)
 		}
 	}
-	// The same pair the right way round counts.
+	// Equal runs are a count (zero per message), not a refusal.
 	ok := []string{"-system", "quorum", "-shape", "g64w16", "-short", "100", "-long", "500", long, long}
 	if err := callsMain(ok); err != nil {
 		t.Errorf("calls on equal runs: %v", err)
