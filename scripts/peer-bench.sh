@@ -166,15 +166,16 @@ for r in $(seq "$rounds"); do
   done
 done
 
-# wsrkit_syncs key pattern: fsync+fdatasync per message of both nodes.
-wsrkit_syncs() {
-  local n
-  for n in "$short" "$long"; do
-    (cd rmp && strace -f --seccomp-bpf -c -e trace=fsync,fdatasync -o "$work/wsrkit.$n.strace" \
-      "$work/rmp.test" -test.run '^$' -test.cpu "$procs" -test.benchtime "${n}x" -test.bench "$2" >/dev/null) || return 1
+# wsrkit_count syncs|calls key pattern: per message of wsrkit's benchmark
+# process (both nodes), its fsync+fdatasync or every call it makes.
+wsrkit_count() {
+  local n a=$short b=$long flags=(--seccomp-bpf -e trace=fsync,fdatasync)
+  if [[ $1 == calls ]]; then a=$calls_short b=$calls_long flags=(); fi
+  for n in "$a" "$b"; do
+    (cd rmp && strace -f -c "${flags[@]}" -o "$work/wsrkit.$1.$n" \
+      "$work/rmp.test" -test.run '^$' -test.cpu "$procs" -test.benchtime "${n}x" -test.bench "$3" >/dev/null) || return 1
   done
-  "$work/peerbench" syncs -system wsrkit -shape "$1" -short "$short" -long "$long" \
-    "$work/wsrkit.$short.strace" "$work/wsrkit.$long.strace"
+  "$work/peerbench" "$1" -system wsrkit -shape "$2" -short "$a" -long "$b" "$work/wsrkit.$1.$a" "$work/wsrkit.$1.$b"
 }
 
 # counted COMMAND…: a count of calls per message (a short and a long run,
@@ -226,16 +227,6 @@ broker_syncs() {
   "$work/peerbench" syncs -system "$1" -shape "$2" -short "$short" -long "$long" \
     "$work/$1.$short.strace" "$work/$1.$long.strace"
 }
-# wsrkit_calls key pattern: every call of wsrkit's benchmark process per message.
-wsrkit_calls() {
-  local n
-  for n in "$calls_short" "$calls_long"; do
-    (cd rmp && strace -f -c -o "$work/wsrkit.calls.$n" \
-      "$work/rmp.test" -test.run '^$' -test.cpu "$procs" -test.benchtime "${n}x" -test.bench "$2" >/dev/null) || return 1
-  done
-  "$work/peerbench" calls -system wsrkit -shape "$1" -short "$calls_short" -long "$calls_long" \
-    "$work/wsrkit.calls.$calls_short" "$work/wsrkit.calls.$calls_long"
-}
 # broker_calls queue key groups window: every call of the broker and its client per message.
 broker_calls() {
   local n
@@ -251,9 +242,9 @@ if [[ $syncs == 1 ]]; then
   log "strace sync counts ($short and $long messages per cell)"
   for s in "${shapes[@]}"; do
     read -r key g w pat more <<<"$s"
-    counted wsrkit_syncs "$key" "$pat"
+    counted wsrkit_count syncs "$key" "$pat"
     read -ra variants <<<"$more"
-    for ((v = 0; v + 1 < ${#variants[@]}; v += 2)); do counted wsrkit_syncs "${variants[v]}" "${variants[v + 1]}"; done
+    for ((v = 0; v + 1 < ${#variants[@]}; v += 2)); do counted wsrkit_count syncs "${variants[v]}" "${variants[v + 1]}"; done
     for q in classic quorum; do counted broker_syncs "$q" "$key" "$g" "$w"; done
   done
 fi
@@ -265,7 +256,7 @@ if [[ $calls == 1 ]]; then
   for s in "${shapes[@]}"; do
     read -r key g w pat _ <<<"$s"
     [[ $g == 64 && $w == 16 ]] || continue
-    counted wsrkit_calls "$key" "$pat"
+    counted wsrkit_count calls "$key" "$pat"
     for q in classic quorum; do counted broker_calls "$q" "$key" "$g" "$w"; done
   done
 fi
